@@ -1,0 +1,184 @@
+"""The integrator interface and the bookkeeping every method shares.
+
+A method is one component-wise step function (see :mod:`rigidrot_gym.jit`)::
+
+    step(n, t, h, q, w, s, inertia, torque, p, opts) -> (q, w, s, iterations)
+
+advancing one body (floats, compiled) or a batch (arrays, numpy) from time ``t`` by
+``h``: ``n`` is the index of the step, ``q`` the attitude 4-tuple, ``w`` the body
+rates, ``s`` one scalar of method-specific state (only ``rkn`` uses it), ``inertia``
+the principal moments, ``torque``/``p`` the torque function and this body's parameter
+row (:mod:`rigidrot_gym.torques`), ``opts`` the method's options as a float array.
+``iterations`` reports the work of implicit methods (0 for explicit ones).
+
+:func:`advance` owns what every method shares: sub-steps (Mandre 2008, §7.4), the
+optional angular-momentum re-normalisation of torque-free runs (§7.2), recording and
+statistics. :class:`Method` binds a step to its compiled kernel and metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rigidrot_gym import vector as vec
+from rigidrot_gym.jit import jitable
+from rigidrot_gym.quaternion import qrotate, qrotate_inv
+from rigidrot_gym.torques import Torque, model_torque
+
+# Columns of the per-body state array: q (4), omega (3), method scalar s (1).
+STATE_SIZE = 8
+
+
+@jitable
+def _store(traj, k, q, w, s):
+    traj[k, 0] = q[0]
+    traj[k, 1] = q[1]
+    traj[k, 2] = q[2]
+    traj[k, 3] = q[3]
+    traj[k, 4] = w[0]
+    traj[k, 5] = w[1]
+    traj[k, 6] = w[2]
+    traj[k, 7] = s
+
+
+@jitable
+def advance(step, torque, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
+    """Advance ``state`` in place by ``steps`` steps of ``h``, each split in ``substeps``.
+
+    Row views: compiled, ``state`` is one body's (8,) row; in numpy mode it is the
+    (8, N) transpose of the batch, and likewise ``inertia`` (3[, N]), ``p``
+    (SIZE[, N]), ``traj`` (steps + 1 or 0, 8[, N]) and ``stats`` (1[, N]), so
+    ``state[c]`` is component ``c`` in both modes.
+
+    With ``renormalize`` the body rates are reset after every sub-step from the initial
+    world angular momentum L: ω = I⁻¹(q* L q) (Mandre 2008, §7.2; torque-free only).
+    """
+    q = (state[0], state[1], state[2], state[3])
+    w = (state[4], state[5], state[6])
+    s = state[7]
+    inertia = (inertia[0], inertia[1], inertia[2])
+    record = traj.shape[0] > 0
+    if record:
+        _store(traj, 0, q, w, s)
+    momentum = qrotate(q, vec.mul(inertia, w))
+    hs = h / substeps
+    for k in range(steps):
+        for j in range(substeps):
+            n = k * substeps + j
+            q, w, s, iterations = step(n, t0 + n * hs, hs, q, w, s, inertia, torque, p, opts)
+            stats[0] = np.maximum(stats[0], iterations)
+            if renormalize:
+                w = vec.div(qrotate_inv(q, momentum), inertia)
+        if record:
+            _store(traj, k + 1, q, w, s)
+    state[0], state[1], state[2], state[3] = q
+    state[4], state[5], state[6] = w
+    state[7] = s
+
+
+@jitable
+def run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
+    """Compiled path: :func:`advance` each body in turn with the compiled torque model."""
+    for i in range(state.shape[0]):
+        advance(
+            step,
+            model_torque,
+            state[i],
+            inertia[i],
+            p[i],
+            t0,
+            h,
+            steps,
+            substeps,
+            opts,
+            renormalize,
+            traj[:, i],
+            stats[i : i + 1],
+        )
+
+
+@dataclass(frozen=True)
+class Method:
+    """An integration method: a component-wise step plus its compiled batch kernel.
+
+    Attributes:
+        name: registry key.
+        step: the jitable step function (signature in the module docstring).
+        kernel: ``@njit`` wrapper of :func:`run_batch` bound to ``step`` (one per
+            method, at module level, so numba can cache it on disk).
+        order: global order of accuracy.
+        torque_evals: torque evaluations per step.
+        source: where the method comes from.
+        options: method options and their defaults, packed in this order into ``opts``.
+        accepts_torque: False for methods that only integrate torque-free motion.
+        check: optional validator of the options (raises ``ValueError``).
+    """
+
+    name: str
+    step: Callable
+    kernel: Callable
+    order: int
+    torque_evals: int
+    source: str
+    options: Mapping[str, float] = field(default_factory=dict)
+    accepts_torque: bool = True
+    check: Callable[[dict], None] | None = None
+
+    def pack_options(self, given: Mapping[str, float]) -> np.ndarray:
+        """Method options as the float array the step reads; unknown names raise."""
+        unknown = sorted(set(given) - set(self.options))
+        if unknown:
+            valid = sorted(self.options) or "none"
+            raise ValueError(f"method {self.name!r} has no option(s) {unknown}; its options are: {valid}")
+        values = {k: float(v) for k, v in {**self.options, **given}.items()}
+        if not all(np.isfinite(v) for v in values.values()):
+            raise ValueError(f"method {self.name!r} options must be finite, got {values}")
+        if self.check is not None:
+            self.check(values)
+        return np.array([values[k] for k in self.options], dtype=np.float64)
+
+    def run(
+        self,
+        state: np.ndarray,
+        inertia: np.ndarray,
+        torque: Torque,
+        t0: float,
+        h: float,
+        steps: int,
+        substeps: int,
+        opts: np.ndarray,
+        renormalize: bool,
+        record: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Advance ``state`` ((N, 8), principal axes) in place.
+
+        Returns:
+            (steps + 1, N, 8) trajectory (or (0, N, 8) without ``record``) and the
+            (N,) iteration statistics.
+        """
+        n = state.shape[0]
+        traj = np.zeros((steps + 1 if record else 0, n, STATE_SIZE))
+        stats = np.zeros(n)
+        if torque.function is None:
+            self.kernel(state, inertia, torque.params, t0, h, steps, substeps, opts, renormalize, traj, stats)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                advance(
+                    self.step,
+                    torque.function,
+                    state.T,
+                    inertia.T,
+                    torque.params.T,
+                    t0,
+                    h,
+                    steps,
+                    substeps,
+                    opts,
+                    renormalize,
+                    traj.transpose(0, 2, 1),
+                    stats[None, :],
+                )
+        return traj, stats

@@ -1,0 +1,151 @@
+"""``propagate``: the one entry point that runs any registered method on a batch."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from rigidrot_gym import integrators, torques
+from rigidrot_gym import quaternion as quat
+from rigidrot_gym.inertia import principal_frame
+from rigidrot_gym.integrators.base import STATE_SIZE
+from rigidrot_gym.trajectory import Trajectory
+
+# |q0| may differ from 1 by this much (e.g. a quaternion typed with few digits); it is
+# then normalised. Anything further off is a mistake worth an error.
+_UNIT_TOLERANCE = 1e-6
+
+
+def propagate(
+    q0,
+    omega0,
+    inertia,
+    dt: float,
+    steps: int,
+    method: str = "rk4",
+    torque=None,
+    *,
+    substeps: int = 1,
+    renormalize_momentum: bool = False,
+    torque_frame: str = "body",
+    t0: float = 0.0,
+    **options,
+) -> Trajectory:
+    """Integrate the rotation of one rigid body or a batch of them.
+
+    Args:
+        q0: (..., 4) initial attitudes, scalar-first, body to world.
+        omega0: (..., 3) initial body rates, rad/s.
+        inertia: (..., 3) principal moments (the body frame is principal), or a
+            (..., 3, 3) body-frame tensor: then the body frame need not be principal;
+            the run happens in principal axes (Mandre 2008, §7.1) and results come back
+            in the given frame. kg·m².
+        dt: step between recorded states, s.
+        steps: number of recorded steps.
+        method: a name from :func:`rigidrot_gym.integrators.names`.
+        torque: ``None``; a constant torque broadcastable to (..., 3); or a callable
+            ``torque(t, q, omega) -> (..., 3)`` evaluated at every stage of the method
+            (q, omega as (..., 4), (..., 3) arrays in the given body frame). N·m.
+        substeps: integration steps per recorded step (Mandre 2008, §7.4).
+        renormalize_momentum: torque-free runs only: after every step reset ω from the
+            initial world angular momentum (Mandre 2008, §7.2).
+        torque_frame: ``"body"`` or ``"world"``: the frame ``torque`` is given in.
+        t0: initial time, s.
+        **options: method options (e.g. ``project_every`` for ``rkn``).
+
+    Returns:
+        Trajectory with ``t`` (steps + 1,), ``q`` (steps + 1, ..., 4), ``omega``
+        (steps + 1, ..., 3) and diagnostics.
+
+    Raises:
+        ValueError: on any invalid argument (the message names it and its value), or if
+            the integration produced non-finite values.
+    """
+    m = integrators.get(method)
+    opts = m.pack_options(options)
+    q0 = _unit_quaternions(q0)
+    omega0 = _finite(omega0, "omega0", 3)
+    moments, principal, tensor = principal_frame(inertia)
+    dt, t0 = _finite_scalar(dt, "dt", positive=True), _finite_scalar(t0, "t0")
+    steps, substeps = _count(steps, "steps", minimum=0), _count(substeps, "substeps", minimum=1)
+    if torque is not None and not m.accepts_torque:
+        raise ValueError(f"method {method!r} integrates torque-free motion only; got torque={torque!r}")
+    if renormalize_momentum and torque is not None:
+        raise ValueError("renormalize_momentum applies to torque-free runs only; got a torque")
+    batch = np.broadcast_shapes(q0.shape[:-1], omega0.shape[:-1], moments.shape[:-1])
+    torque = torques.resolve(torque, torque_frame, batch, principal)
+
+    n = int(np.prod(batch, dtype=np.int64))
+    q_p = q0 if principal is None else quat.multiply(q0, principal)
+    w_p = omega0 if principal is None else quat.rotate_inverse(principal, omega0)
+    state = np.zeros((n, STATE_SIZE))
+    state[:, 0:4] = np.broadcast_to(q_p, batch + (4,)).reshape(n, 4)
+    state[:, 4:7] = np.broadcast_to(w_p, batch + (3,)).reshape(n, 3)
+    traj, stats = m.run(
+        state,
+        np.ascontiguousarray(np.broadcast_to(moments, batch + (3,)).reshape(n, 3)),
+        torque,
+        t0,
+        dt,
+        steps,
+        substeps,
+        opts,
+        renormalize_momentum,
+        record=True,
+    )
+    bad = ~np.all(np.isfinite(traj), axis=(1, 2))
+    if np.any(bad):
+        k = int(np.argmax(bad))
+        raise ValueError(
+            f"method {method!r} produced non-finite values at step {k} (t = {t0 + k * dt:g} s) with "
+            f"dt = {dt:g} s and substeps = {substeps}: the step is too large for this motion"
+        )
+    q = traj[..., 0:4].reshape((steps + 1, *batch, 4))
+    omega = traj[..., 4:7].reshape((steps + 1, *batch, 3))
+    if principal is not None:
+        q = quat.multiply(q, quat.conjugate(principal))
+        omega = quat.rotate(principal, omega)
+    return Trajectory(
+        t=t0 + dt * np.arange(steps + 1),
+        q=q,
+        omega=omega,
+        inertia=np.broadcast_to(tensor, batch + (3, 3)),
+        method=method,
+        torque_evaluations=m.torque_evals * steps * substeps,
+        iterations=stats.reshape(batch),
+    )
+
+
+def _finite(a, name: str, size: int) -> np.ndarray:
+    arr = np.asarray(a, dtype=np.float64)
+    if arr.ndim == 0 or arr.shape[-1] != size:
+        raise ValueError(f"{name} must have shape (..., {size}), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {arr.tolist()}")
+    return arr
+
+
+def _unit_quaternions(q0) -> np.ndarray:
+    q0 = _finite(q0, "q0", 4)
+    off = np.abs(np.linalg.norm(q0, axis=-1) - 1.0)
+    if np.any(off > _UNIT_TOLERANCE):
+        first = q0.reshape(-1, 4)[int(np.argmax(off.reshape(-1)))]
+        raise ValueError(
+            f"q0 must be a unit quaternion, got {first.tolist()} with norm {np.linalg.norm(first):.9g}; "
+            "normalise it (rigidrot_gym.quaternion.normalize)"
+        )
+    return q0 / np.linalg.norm(q0, axis=-1, keepdims=True)
+
+
+def _finite_scalar(x, name: str, positive: bool = False) -> float:
+    if not isinstance(x, numbers.Real) or not np.isfinite(x) or (positive and x <= 0):
+        need = "a positive finite number" if positive else "a finite number"
+        raise ValueError(f"{name} must be {need}, got {x!r}")
+    return float(x)
+
+
+def _count(x, name: str, minimum: int) -> int:
+    if not isinstance(x, numbers.Integral) or isinstance(x, bool) or x < minimum:
+        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {x!r}")
+    return int(x)
