@@ -30,9 +30,9 @@ from rigidrot_gym.jit import jitable, select
 # Below this angle (rad) sin(x)/x and atan(x)/x use their Taylor series; the
 # truncation errors (x⁴/120 and x⁴/5) are then below 1e-16.
 _SMALL_ANGLE = 1e-4
-# |sin(pitch)| above this counts as gimbal lock (cos(pitch) < 1.4e-7): yaw and roll are
-# then no longer separately defined and roll is set to zero.
-_GIMBAL_LOCK = 1.0 - 1e-14
+# Gimbal lock when one of the half-angle moduli of to_euler321 vanishes to round-off:
+# yaw and roll are then no longer separately defined and roll is set to zero.
+_GIMBAL_LOCK = 1e-14
 
 
 # ----------------------------------------------------------------------------------
@@ -341,6 +341,8 @@ def from_matrix(matrix) -> np.ndarray:
     m = np.asarray(matrix, dtype=np.float64)
     if m.ndim < 2 or m.shape[-2:] != (3, 3):
         raise ValueError(f"matrix must have shape (..., 3, 3), got shape {m.shape}")
+    if not np.all(np.isfinite(m)):
+        raise ValueError(f"matrix is not a rotation: it has non-finite entries {m.tolist()}")
     gram = m @ np.swapaxes(m, -1, -2)
     err = np.max(np.abs(gram - np.eye(3)), axis=(-2, -1))
     det = np.linalg.det(m)
@@ -378,21 +380,29 @@ def from_euler321(angles) -> np.ndarray:
 def to_euler321(q) -> np.ndarray:
     """Euler 3-2-1 angles ``[yaw, pitch, roll]`` ((..., 3), rad) of ``q`` ((..., 4)).
 
-    Yaw and roll lie in (-π, π], pitch in [-π/2, π/2]. At pitch = ±90° (gimbal lock)
-    only yaw ∓ roll is defined; roll is then reported as 0 and yaw carries the rotation.
+    Yaw and roll lie in (-π, π], pitch in [-π/2, π/2]. The angles come from the half
+    angles a = yaw/2, b = pitch/2, c = roll/2, which are well conditioned everywhere:
+    w + y = (cos b + sin b) cos(a − c), z − x = (cos b + sin b) sin(a − c),
+    w − y = (cos b − sin b) cos(a + c), x + z = (cos b − sin b) sin(a + c).
+    At pitch = ±90° (gimbal lock) only yaw ∓ roll is defined; roll is then reported
+    as 0 and yaw carries the rotation.
     """
     w, x, y, z = _split(normalize(q))
-    sin_pitch = np.clip(2.0 * (w * y - x * z), -1.0, 1.0)
-    pitch = np.arcsin(sin_pitch)
-    yaw = np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-    roll = np.arctan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-    locked = np.abs(sin_pitch) >= _GIMBAL_LOCK
-    # At pitch = ±π/2, q = qz(yaw) ⊗ qy(±π/2) gives x/w = ∓tan(yaw/2).
-    yaw_locked = -2.0 * np.sign(sin_pitch) * np.arctan2(x, w)
-    yaw = np.where(locked, np.angle(np.exp(1j * yaw_locked)), yaw)
-    roll = np.where(locked, 0.0, roll)
-    pitch = np.where(locked, np.sign(sin_pitch) * np.pi / 2, pitch)
-    return np.stack([yaw, pitch, roll], axis=-1)
+    plus = np.hypot(w + y, z - x)  # √2 |sin(b + π/4)|
+    minus = np.hypot(w - y, x + z)  # √2 |cos(b + π/4)|
+    pitch = 2.0 * np.arctan2(plus, minus) - 0.5 * np.pi
+    half_sum = np.arctan2(x + z, w - y)  # (yaw + roll)/2
+    half_diff = np.arctan2(z - x, w + y)  # (yaw − roll)/2
+    up, down = minus < _GIMBAL_LOCK, plus < _GIMBAL_LOCK
+    yaw = np.where(up, 2.0 * half_diff, np.where(down, 2.0 * half_sum, half_sum + half_diff))
+    roll = np.where(up | down, 0.0, half_sum - half_diff)
+    pitch = np.where(up, 0.5 * np.pi, np.where(down, -0.5 * np.pi, pitch))
+    return np.stack([_wrap(yaw), pitch, _wrap(roll)], axis=-1)
+
+
+def _wrap(angle: np.ndarray) -> np.ndarray:
+    """Angle in (-π, π]."""
+    return np.pi - np.mod(np.pi - angle, 2.0 * np.pi)
 
 
 def to_scalar_last(q) -> np.ndarray:
