@@ -10,6 +10,7 @@ from rigidrot_gym import integrators, torques
 from rigidrot_gym import quaternion as quat
 from rigidrot_gym.inertia import principal_frame
 from rigidrot_gym.integrators.base import STATE_SIZE
+from rigidrot_gym.torques import Potential
 from rigidrot_gym.trajectory import Trajectory
 
 # |q0| may differ from 1 by this much (e.g. a quaternion typed with few digits); it is
@@ -29,6 +30,7 @@ def propagate(
     substeps: int = 1,
     renormalize_momentum: bool = False,
     torque_frame: str = "body",
+    potential: Potential | None = None,
     t0: float = 0.0,
     **options,
 ) -> Trajectory:
@@ -44,13 +46,20 @@ def propagate(
         dt: step between recorded states, s.
         steps: number of recorded steps.
         method: a name from :func:`rigidrot_gym.integrators.names`.
-        torque: ``None``; a constant torque broadcastable to (..., 3); or a callable
-            ``torque(t, q, omega) -> (..., 3)`` evaluated at every stage of the method
-            (q, omega as (..., 4), (..., 3) arrays in the given body frame). N·m.
+        torque: ``None``; a constant torque broadcastable to (..., 3); a compiled term
+            (:class:`~rigidrot_gym.torques.BodyTorque`, ``WorldTorque``, ``PointForce``)
+            or a list of them; or a callable ``torque(t, q, omega) -> (..., 3)``
+            evaluated at every stage of the method (q, omega as (..., 4), (..., 3)
+            arrays in the given body frame). N·m. Constants and compiled terms run in
+            compiled kernels; a callable runs the same method vectorised in numpy.
         substeps: integration steps per recorded step (Mandre 2008, §7.4).
         renormalize_momentum: torque-free runs only: after every step reset ω from the
             initial world angular momentum (Mandre 2008, §7.2).
-        torque_frame: ``"body"`` or ``"world"``: the frame ``torque`` is given in.
+        torque_frame: ``"body"`` or ``"world"``: the frame of an array or callable torque.
+        potential: a conservative load with ``energy(q)`` and ``gradient(q)`` on
+            (..., 4) attitudes (:class:`~rigidrot_gym.torques.Potential`). Methods that
+            support it (``nielsen_krenk``) conserve its energy; the others feel its
+            torque −½ vec(q* ⊗ ∇V).
         t0: initial time, s.
         **options: method options (e.g. ``project_every`` for ``rkn``).
 
@@ -61,6 +70,7 @@ def propagate(
     Raises:
         ValueError: on any invalid argument (the message names it and its value), or if
             the integration produced non-finite values.
+        ConvergenceError: if an implicit method's solver did not converge.
     """
     m = integrators.get(method)
     opts = m.pack_options(options)
@@ -69,12 +79,13 @@ def propagate(
     moments, principal, tensor = principal_frame(inertia)
     dt, t0 = _finite_scalar(dt, "dt", positive=True), _finite_scalar(t0, "t0")
     steps, substeps = _count(steps, "steps", minimum=0), _count(substeps, "substeps", minimum=1)
-    if torque is not None and not m.accepts_torque:
+    loaded = torque is not None or potential is not None
+    if loaded and not m.accepts_torque:
         raise ValueError(f"method {method!r} integrates torque-free motion only; got torque={torque!r}")
-    if renormalize_momentum and torque is not None:
+    if renormalize_momentum and loaded:
         raise ValueError("renormalize_momentum applies to torque-free runs only; got a torque")
     batch = np.broadcast_shapes(q0.shape[:-1], omega0.shape[:-1], moments.shape[:-1])
-    torque = torques.resolve(torque, torque_frame, batch, principal)
+    loads = torques.resolve(torque, torque_frame, batch, principal, potential, m.uses_potential)
 
     n = int(np.prod(batch, dtype=np.int64))
     q_p = q0 if principal is None else quat.multiply(q0, principal)
@@ -85,7 +96,7 @@ def propagate(
     traj, stats = m.run(
         state,
         np.ascontiguousarray(np.broadcast_to(moments, batch + (3,)).reshape(n, 3)),
-        torque,
+        loads,
         t0,
         dt,
         steps,
@@ -112,8 +123,8 @@ def propagate(
         omega=omega,
         inertia=np.broadcast_to(tensor, batch + (3, 3)),
         method=method,
-        torque_evaluations=m.torque_evals * steps * substeps,
-        iterations=stats.reshape(batch),
+        torque_evaluations=m.torque_evaluations(steps * substeps, stats[:, 1]).reshape(batch),
+        iterations=stats[:, 0].reshape(batch),
     )
 
 

@@ -1,23 +1,33 @@
-"""Torques as the integrators see them: ``torque(t, q, omega, p) -> τ_body``.
+"""Loads as the integrators see them: a torque and, for conservative loads, a potential.
 
-Every integrator evaluates the torque at each of its stages through one signature:
-``t`` the stage time (s), ``q`` and ``omega`` the stage attitude and body rates as
-component tuples, ``p`` this body's row of torque parameters; it returns the body-frame
-torque (N·m, principal axes) as a 3-tuple. Stage quaternions of Runge–Kutta methods
-are slightly off unit length, so every torque sees ``q/|q|``.
+Every integrator evaluates the torque at each of its stages through one signature,
+``torque(t, q, omega, p) -> τ``: ``t`` the stage time (s), ``q`` and ``omega`` the
+stage attitude and body rates as component tuples, ``p`` this body's row of torque
+parameters; it returns the body-frame torque (N·m, principal axes) as a 3-tuple.
+Stage quaternions of Runge–Kutta methods are slightly off unit length, so every torque
+sees ``q/|q|``. Methods that use a potential (``nielsen_krenk``) also call
+``potential(q, p) -> (V, ∇V)``, with ∇V the 4-vector gradient with respect to q.
 
-Two implementations of that signature exist:
+Two implementations exist of each:
 
-* :func:`model_torque`, compiled into the kernels: a constant body torque plus a
-  constant world-frame torque, read from the parameter row ``p`` (layout below).
-* :func:`callable_torque`, for a user's Python function ``torque(t, q, omega)`` on
-  batched ``(..., 4)`` / ``(..., 3)`` arrays; methods then run vectorised in numpy.
+* :func:`model_torque` / :func:`model_potential`, compiled into the kernels: sums of the
+  constant terms :class:`BodyTorque`, :class:`WorldTorque` and :class:`PointForce`,
+  read from the parameter row ``p`` (layout below). Their potential is zero: the one
+  conservative term, a constant force at a body point, is quadratic in q, for which
+  the torque at the midpoint attitude already is the exact discrete gradient.
+* closures built by :func:`resolve` around a user's Python ``torque(t, q, omega)`` and
+  ``potential`` on batched ``(..., 4)`` / ``(..., 3)`` arrays; methods then run
+  vectorised in numpy, and the compiled terms are evaluated by the same functions.
+
+A potential V(q) acts on a body as the torque τ = −½ vec(q* ⊗ ∇V) (virtual work with
+δq = ½ q ⊗ (0, δθ)); methods without a potential of their own get it that way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -29,104 +39,243 @@ from rigidrot_gym.quaternion import qnormalize, qrotate_inv
 # Layout of a parameter row of the compiled model.
 BODY = 0  # [0:3] constant torque in the body frame, N·m
 WORLD = 3  # [3:6] constant torque in the world frame, N·m
-SIZE = 6
+POINT = 6  # [6:9] body point where a constant world force acts, m
+FORCE = 9  # [9:12] that force, world frame, N
+SIZE = 12
 
 FRAMES = ("body", "world")
 
 
 @jitable
 def model_torque(t, q, omega, p):
-    """τ = τ_body + q* τ_world q, from the parameter row ``p``."""
-    body = (p[BODY], p[BODY + 1], p[BODY + 2])
-    world = qrotate_inv(qnormalize(q), (p[WORLD], p[WORLD + 1], p[WORLD + 2]))
-    return vec.add(body, world)
+    """τ = τ_body + q* τ_world q + r × (q* F q), from the parameter row ``p``."""
+    u = qnormalize(q)
+    world = qrotate_inv(u, (p[WORLD], p[WORLD + 1], p[WORLD + 2]))
+    force = qrotate_inv(u, (p[FORCE], p[FORCE + 1], p[FORCE + 2]))
+    point = vec.cross((p[POINT], p[POINT + 1], p[POINT + 2]), force)
+    return vec.add(vec.add((p[BODY], p[BODY + 1], p[BODY + 2]), world), point)
+
+
+@jitable
+def model_potential(q, p):
+    """The compiled model carries no potential: V = 0, ∇V = 0."""
+    zero = 0.0 * q[0]
+    return zero, (zero, zero, zero, zero)
 
 
 @dataclass(frozen=True)
-class Torque:
-    """A torque resolved for one propagation in principal axes.
+class BodyTorque:
+    """A constant torque ((..., 3), N·m) in the body frame."""
+
+    torque: np.ndarray
+
+
+@dataclass(frozen=True)
+class WorldTorque:
+    """A constant torque ((..., 3), N·m) in the world frame."""
+
+    torque: np.ndarray
+
+
+@dataclass(frozen=True)
+class PointForce:
+    """A constant world-frame force ((..., 3), N) acting at a body point ((..., 3), m,
+    from the centre of rotation): torque r × (q* F q). Weight on a top about its pivot."""
+
+    force: np.ndarray
+    point: np.ndarray
+
+
+class Potential(Protocol):
+    """A conservative load V(q) on batched unit attitudes (..., 4)."""
+
+    def energy(self, q: np.ndarray) -> np.ndarray:
+        """(...) potential energy, J."""
+
+    def gradient(self, q: np.ndarray) -> np.ndarray:
+        """(..., 4) gradient ∂V/∂q."""
+
+
+@dataclass(frozen=True)
+class Loads:
+    """Loads resolved for one propagation in principal axes.
 
     Attributes:
-        params: (N, SIZE) parameter rows of :func:`model_torque`.
-        function: a Python torque in the integrators' signature, or ``None`` when the
-            compiled model covers the torque (then the methods run compiled).
+        params: (N, SIZE) parameter rows of the compiled model.
+        torque: Python torque in the integrators' signature, or ``None`` when the
+            compiled model covers every load (then methods run compiled).
+        potential: Python potential in the integrators' signature (``None`` compiled).
     """
 
     params: np.ndarray
-    function: Callable | None = None
+    torque: Callable | None = None
+    potential: Callable | None = None
 
     @property
-    def is_zero(self) -> bool:
-        return self.function is None and not np.any(self.params)
+    def compiled(self) -> bool:
+        return self.torque is None
 
 
-def resolve(torque, frame: str, batch_shape: tuple[int, ...], principal) -> Torque:
-    """Turn the user's ``torque`` argument into a :class:`Torque` in principal axes.
+def resolve(
+    torque,
+    frame: str,
+    batch_shape: tuple[int, ...],
+    principal,
+    potential: Potential | None = None,
+    split_potential: bool = False,
+) -> Loads:
+    """Turn the user's ``torque`` and ``potential`` arguments into :class:`Loads`.
 
     Args:
-        torque: ``None``; a constant torque, array-like broadcastable to
-            ``batch_shape + (3,)``; or a callable ``torque(t, q, omega) -> (..., 3)``
-            on the user's batched attitudes and body rates.
-        frame: ``"body"`` or ``"world"``: the frame the torque is expressed in.
+        torque: ``None``; an array-like constant torque broadcastable to
+            ``batch_shape + (3,)`` in ``frame``; a :class:`BodyTorque`,
+            :class:`WorldTorque` or :class:`PointForce`, or a list of them; or a callable
+            ``torque(t, q, omega) -> (..., 3)`` in ``frame`` on the user's batched
+            attitudes and body rates.
+        frame: ``"body"`` or ``"world"``: the frame of an array or callable torque.
         batch_shape: leading shape of the bodies.
         principal: ((..., 4) array or None) rotation from principal axes to the user's
             body frame, or None when the body frame is principal.
+        potential: optional :class:`Potential`.
+        split_potential: the method takes the potential separately (else its torque is
+            added to the torque).
     """
     if frame not in FRAMES:
         raise ValueError(f"torque_frame must be one of {FRAMES}, got {frame!r}")
     n = int(np.prod(batch_shape, dtype=np.int64))
     params = np.zeros((n, SIZE))
-    if torque is None:
-        return Torque(params)
     if callable(torque):
-        return Torque(params, callable_torque(torque, frame, batch_shape, principal))
-    tau = np.asarray(torque, dtype=np.float64)
-    if tau.ndim == 0 or tau.shape[-1] != 3 or not _broadcasts(tau.shape, batch_shape + (3,)):
-        raise ValueError(f"torque must broadcast to shape {batch_shape + (3,)}, got shape {tau.shape}")
-    if not np.all(np.isfinite(tau)):
-        raise ValueError(f"torque must be finite, got {tau.tolist()}")
-    tau = np.broadcast_to(tau, batch_shape + (3,))
-    if frame == "world":
-        params[:, WORLD : WORLD + 3] = tau.reshape(n, 3)
+        function = torque
     else:
-        body = tau if principal is None else quat.rotate_inverse(principal, tau)
-        params[:, BODY : BODY + 3] = np.broadcast_to(body, batch_shape + (3,)).reshape(n, 3)
-    return Torque(params)
+        function = None
+        for term in _terms(torque, frame):
+            _pack(term, params, batch_shape, principal)
+    if function is None and potential is None:
+        return Loads(params)
+    return Loads(
+        params,
+        torque=_python_torque(function, frame, params, batch_shape, principal, potential, split_potential),
+        potential=_python_potential(potential, batch_shape, principal, split_potential),
+    )
 
 
-def callable_torque(function: Callable, frame: str, batch_shape: tuple[int, ...], principal) -> Callable:
-    """Wrap ``function(t, q, omega) -> (..., 3)`` into the integrators' signature.
+def _terms(torque, frame: str) -> list:
+    if torque is None:
+        return []
+    if isinstance(torque, BodyTorque | WorldTorque | PointForce):
+        return [torque]
+    if (
+        isinstance(torque, list | tuple)
+        and torque
+        and all(isinstance(t, BodyTorque | WorldTorque | PointForce) for t in torque)
+    ):
+        return list(torque)
+    return [WorldTorque(torque) if frame == "world" else BodyTorque(torque)]
 
-    The wrapper stacks the stage components into the user's batch shape, converts
-    attitude and rates from principal axes to the user's body frame, validates the
-    result (shape and finiteness) and converts it back to principal-axis body torque.
-    """
-    n = int(np.prod(batch_shape, dtype=np.int64))
+
+def _vectors(value, name: str, batch_shape: tuple[int, ...]) -> np.ndarray:
+    a = np.asarray(value, dtype=np.float64)
+    target = (*batch_shape, 3)
+    if a.ndim == 0 or a.shape[-1] != 3 or not _broadcasts(a.shape, target):
+        raise ValueError(f"{name} must broadcast to shape {target}, got shape {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} must be finite, got {a.tolist()}")
+    return np.broadcast_to(a, target)
+
+
+def _pack(term, params: np.ndarray, batch_shape: tuple[int, ...], principal) -> None:
+    n = params.shape[0]
+
+    def to_principal(v):
+        return v if principal is None else np.broadcast_to(quat.rotate_inverse(principal, v), v.shape)
+
+    if isinstance(term, BodyTorque):
+        tau = to_principal(_vectors(term.torque, "torque", batch_shape))
+        params[:, BODY : BODY + 3] += tau.reshape(n, 3)
+    elif isinstance(term, WorldTorque):
+        params[:, WORLD : WORLD + 3] += _vectors(term.torque, "torque", batch_shape).reshape(n, 3)
+    else:
+        if np.any(params[:, FORCE : FORCE + 3]):
+            raise ValueError("at most one PointForce per propagation")
+        point = to_principal(_vectors(term.point, "PointForce.point", batch_shape))
+        params[:, POINT : POINT + 3] = point.reshape(n, 3)
+        params[:, FORCE : FORCE + 3] = _vectors(term.force, "PointForce.force", batch_shape).reshape(n, 3)
+
+
+def _python_torque(function, frame, params, batch_shape, principal, potential, split_potential) -> Callable:
+    """The integrators' torque for a Python callable and/or potential, plus compiled terms."""
+    n = params.shape[0]
+    compiled_terms = np.any(params)
 
     def torque(t, q, omega, p):
-        q_p = quat.normalize(np.stack(q, axis=-1).reshape(batch_shape + (4,)))
-        w_p = np.stack(omega, axis=-1).reshape(batch_shape + (3,))
-        if principal is None:
-            q_user, w_user = q_p, w_p
-        else:
-            q_user = quat.multiply(q_p, quat.conjugate(principal))
-            w_user = quat.rotate(principal, w_p)
-        tau = np.asarray(function(t, q_user, w_user), dtype=np.float64)
-        if tau.ndim == 0 or tau.shape[-1] != 3 or not _broadcasts(tau.shape, batch_shape + (3,)):
-            raise ValueError(
-                f"torque(t={t}, q, omega) must return shape {batch_shape + (3,)} (or broadcastable), "
-                f"got shape {tau.shape}"
-            )
-        if not np.all(np.isfinite(tau)):
-            raise ValueError(f"torque(t={t}, q, omega) returned non-finite values: {tau.tolist()}")
-        if frame == "world":
-            tau = quat.rotate_inverse(q_p, tau)
-        elif principal is not None:
-            tau = quat.rotate_inverse(principal, tau)
-        tau = np.broadcast_to(tau, batch_shape + (3,)).reshape(n, 3)
+        q_p = quat.normalize(np.stack(q, axis=-1).reshape((*batch_shape, 4)))
+        w_p = np.stack(omega, axis=-1).reshape((*batch_shape, 3))
+        tau = np.zeros((*batch_shape, 3))
+        if function is not None:
+            q_user, w_user = _to_user(q_p, w_p, principal)
+            applied = _checked(function(t, q_user, w_user), f"torque(t={t}, q, omega)", batch_shape)
+            if frame == "world":
+                tau = tau + quat.rotate_inverse(q_p, applied)
+            else:
+                tau = tau + (applied if principal is None else quat.rotate_inverse(principal, applied))
+        if potential is not None and not split_potential:
+            gradient = _principal_gradient(potential, q_p, principal, batch_shape)
+            tau = tau - 0.5 * quat.multiply(quat.conjugate(q_p), gradient)[..., 1:]
+        tau = tau.reshape(n, 3)
+        if compiled_terms:
+            extra = model_torque(t, tuple(q_p.reshape(n, 4).T), omega, params.T)
+            return (tau[:, 0] + extra[0], tau[:, 1] + extra[1], tau[:, 2] + extra[2])
         return (tau[:, 0], tau[:, 1], tau[:, 2])
 
     return torque
+
+
+def _python_potential(potential, batch_shape, principal, split_potential) -> Callable:
+    """The integrators' potential; zero unless the method takes the potential itself."""
+    n = int(np.prod(batch_shape, dtype=np.int64))
+    if potential is None or not split_potential:
+        return model_potential
+
+    def split(q, p):
+        q_p = np.stack(q, axis=-1).reshape((*batch_shape, 4))
+        q_user, _ = _to_user(q_p, None, principal)
+        energy = np.asarray(potential.energy(q_user), dtype=np.float64)
+        if not np.all(np.isfinite(energy)):
+            raise ValueError(f"potential.energy(q) returned non-finite values: {energy.tolist()}")
+        gradient = _principal_gradient(potential, q_p, principal, batch_shape).reshape(n, 4)
+        return np.broadcast_to(energy, batch_shape).reshape(n), tuple(gradient.T)
+
+    return split
+
+
+def _to_user(q_p, w_p, principal):
+    if principal is None:
+        return q_p, w_p
+    w_user = None if w_p is None else quat.rotate(principal, w_p)
+    return quat.multiply(q_p, quat.conjugate(principal)), w_user
+
+
+def _principal_gradient(potential, q_p, principal, batch_shape):
+    """∂V/∂q_p for q_user = q_p ⊗ c, c = principal*: ∂V/∂q_p = (∂V/∂q_user) ⊗ c*."""
+    q_user, _ = _to_user(q_p, None, principal)
+    g = np.asarray(potential.gradient(q_user), dtype=np.float64)
+    target = (*batch_shape, 4)
+    if g.ndim == 0 or g.shape[-1] != 4 or not _broadcasts(g.shape, target):
+        raise ValueError(f"potential.gradient(q) must return shape {target}, got shape {g.shape}")
+    if not np.all(np.isfinite(g)):
+        raise ValueError(f"potential.gradient(q) returned non-finite values: {g.tolist()}")
+    g = np.broadcast_to(g, target)
+    return g if principal is None else quat.multiply(g, principal)
+
+
+def _checked(value, what: str, batch_shape: tuple[int, ...]) -> np.ndarray:
+    tau = np.asarray(value, dtype=np.float64)
+    target = (*batch_shape, 3)
+    if tau.ndim == 0 or tau.shape[-1] != 3 or not _broadcasts(tau.shape, target):
+        raise ValueError(f"{what} must return shape {target} (or broadcastable), got shape {tau.shape}")
+    if not np.all(np.isfinite(tau)):
+        raise ValueError(f"{what} returned non-finite values: {tau.tolist()}")
+    return np.broadcast_to(tau, target)
 
 
 def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:

@@ -20,7 +20,7 @@ class Trajectory:
         omega: (steps + 1, ..., 3) body rates, rad/s.
         inertia: (..., 3, 3) body-frame inertia tensor, kg·m².
         method: name of the integrator.
-        torque_evaluations: torque evaluations per body over the whole run.
+        torque_evaluations: (...) torque evaluations per body over the whole run.
         iterations: (...) largest number of solver iterations in any step (implicit
             methods; 0 for explicit ones).
     """
@@ -30,7 +30,7 @@ class Trajectory:
     omega: np.ndarray
     inertia: np.ndarray
     method: str
-    torque_evaluations: int
+    torque_evaluations: np.ndarray
     iterations: np.ndarray
 
     @property

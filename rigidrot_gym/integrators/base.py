@@ -2,14 +2,17 @@
 
 A method is one component-wise step function (see :mod:`rigidrot_gym.jit`)::
 
-    step(n, t, h, q, w, s, inertia, torque, p, opts) -> (q, w, s, iterations)
+    step(n, t, h, q, w, s, inertia, torque, potential, p, opts) -> (q, w, s, iterations)
 
 advancing one body (floats, compiled) or a batch (arrays, numpy) from time ``t`` by
 ``h``: ``n`` is the index of the step, ``q`` the attitude 4-tuple, ``w`` the body
 rates, ``s`` one scalar of method-specific state (only ``rkn`` uses it), ``inertia``
-the principal moments, ``torque``/``p`` the torque function and this body's parameter
-row (:mod:`rigidrot_gym.torques`), ``opts`` the method's options as a float array.
-``iterations`` reports the work of implicit methods (0 for explicit ones).
+the principal moments, ``torque``/``potential``/``p`` the load functions and this
+body's parameter row (:mod:`rigidrot_gym.torques`; only methods that declare
+``uses_potential`` call ``potential``, the others see its torque inside ``torque``),
+``opts`` the method's options as a float array.
+``iterations`` reports the work of implicit methods (0 for explicit ones); a step that
+failed to converge reports ``inf``.
 
 :func:`advance` owns what every method shares: sub-steps (Mandre 2008, §7.4), the
 optional angular-momentum re-normalisation of torque-free runs (§7.2), recording and
@@ -26,10 +29,14 @@ import numpy as np
 from rigidrot_gym import vector as vec
 from rigidrot_gym.jit import jitable
 from rigidrot_gym.quaternion import qrotate, qrotate_inv
-from rigidrot_gym.torques import Torque, model_torque
+from rigidrot_gym.torques import Loads, model_potential, model_torque
 
 # Columns of the per-body state array: q (4), omega (3), method scalar s (1).
 STATE_SIZE = 8
+
+
+class ConvergenceError(RuntimeError):
+    """An implicit step did not reach its tolerance within its iteration limit."""
 
 
 @jitable
@@ -45,13 +52,16 @@ def _store(traj, k, q, w, s):
 
 
 @jitable
-def advance(step, torque, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
+def advance(
+    step, torque, potential, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats
+):
     """Advance ``state`` in place by ``steps`` steps of ``h``, each split in ``substeps``.
 
     Row views: compiled, ``state`` is one body's (8,) row; in numpy mode it is the
     (8, N) transpose of the batch, and likewise ``inertia`` (3[, N]), ``p``
-    (SIZE[, N]), ``traj`` (steps + 1 or 0, 8[, N]) and ``stats`` (1[, N]), so
-    ``state[c]`` is component ``c`` in both modes.
+    (SIZE[, N]), ``traj`` (steps + 1 or 0, 8[, N]) and ``stats`` (2[, N]: the most
+    iterations of any step, and their total), so ``state[c]`` is component ``c`` in
+    both modes.
 
     With ``renormalize`` the body rates are reset after every sub-step from the initial
     world angular momentum L: ω = I⁻¹(q* L q) (Mandre 2008, §7.2; torque-free only).
@@ -68,8 +78,9 @@ def advance(step, torque, state, inertia, p, t0, h, steps, substeps, opts, renor
     for k in range(steps):
         for j in range(substeps):
             n = k * substeps + j
-            q, w, s, iterations = step(n, t0 + n * hs, hs, q, w, s, inertia, torque, p, opts)
+            q, w, s, iterations = step(n, t0 + n * hs, hs, q, w, s, inertia, torque, potential, p, opts)
             stats[0] = np.maximum(stats[0], iterations)
+            stats[1] = stats[1] + iterations
             if renormalize:
                 w = vec.div(qrotate_inv(q, momentum), inertia)
         if record:
@@ -86,6 +97,7 @@ def run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize
         advance(
             step,
             model_torque,
+            model_potential,
             state[i],
             inertia[i],
             p[i],
@@ -96,7 +108,7 @@ def run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize
             opts,
             renormalize,
             traj[:, i],
-            stats[i : i + 1],
+            stats[i],
         )
 
 
@@ -111,9 +123,12 @@ class Method:
             method, at module level, so numba can cache it on disk).
         order: global order of accuracy.
         torque_evals: torque evaluations per step.
+        torque_evals_per_iteration: further torque evaluations per solver iteration.
         source: where the method comes from.
         options: method options and their defaults, packed in this order into ``opts``.
         accepts_torque: False for methods that only integrate torque-free motion.
+        uses_potential: the step calls ``potential`` itself (else a potential reaches
+            it as torque).
         check: optional validator of the options (raises ``ValueError``).
     """
 
@@ -123,8 +138,10 @@ class Method:
     order: int
     torque_evals: int
     source: str
+    torque_evals_per_iteration: int = 0
     options: Mapping[str, float] = field(default_factory=dict)
     accepts_torque: bool = True
+    uses_potential: bool = False
     check: Callable[[dict], None] | None = None
 
     def pack_options(self, given: Mapping[str, float]) -> np.ndarray:
@@ -144,7 +161,7 @@ class Method:
         self,
         state: np.ndarray,
         inertia: np.ndarray,
-        torque: Torque,
+        loads: Loads,
         t0: float,
         h: float,
         steps: int,
@@ -157,21 +174,25 @@ class Method:
 
         Returns:
             (steps + 1, N, 8) trajectory (or (0, N, 8) without ``record``) and the
-            (N,) iteration statistics.
+            (N, 2) iteration statistics: most iterations in a step, total iterations.
+
+        Raises:
+            ConvergenceError: if an implicit step did not converge.
         """
         n = state.shape[0]
         traj = np.zeros((steps + 1 if record else 0, n, STATE_SIZE))
-        stats = np.zeros(n)
-        if torque.function is None:
-            self.kernel(state, inertia, torque.params, t0, h, steps, substeps, opts, renormalize, traj, stats)
+        stats = np.zeros((n, 2))
+        if loads.compiled:
+            self.kernel(state, inertia, loads.params, t0, h, steps, substeps, opts, renormalize, traj, stats)
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 advance(
                     self.step,
-                    torque.function,
+                    loads.torque,
+                    loads.potential,
                     state.T,
                     inertia.T,
-                    torque.params.T,
+                    loads.params.T,
                     t0,
                     h,
                     steps,
@@ -179,6 +200,17 @@ class Method:
                     opts,
                     renormalize,
                     traj.transpose(0, 2, 1),
-                    stats[None, :],
+                    stats.T,
                 )
+        failed = int(np.sum(np.isinf(stats[:, 0])))
+        if failed:
+            options = dict(zip(self.options, opts.tolist(), strict=True))
+            raise ConvergenceError(
+                f"method {self.name!r} did not converge within its iteration limit for {failed} of {n} "
+                f"bodies (options {options}); reduce the step or raise max_iter"
+            )
         return traj, stats
+
+    def torque_evaluations(self, steps: int, total_iterations: np.ndarray) -> np.ndarray:
+        """Torque evaluations per body of a run of ``steps`` (sub-)steps."""
+        return self.torque_evals * steps + self.torque_evals_per_iteration * total_iterations

@@ -16,7 +16,7 @@ from rigidrot_gym.quaternion import qaxpy, qnormalize
 
 
 @jitable
-def step(n, t, h, q, w, s, inertia, torque, p, opts):
+def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w_dot = angular_acceleration(inertia, w, torque(t, q, w, p))
     q1 = qnormalize(qaxpy(h, quaternion_rate(q, w), q))
     return q1, vec.axpy(h, w_dot, w), s, 0.0

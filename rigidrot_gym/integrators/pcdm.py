@@ -22,7 +22,7 @@ from rigidrot_gym.quaternion import qexp, qmul, qnormalize, qrotate
 
 
 @jitable
-def step(n, t, h, q, w, s, inertia, torque, p, opts):
+def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w_dot0 = angular_acceleration(inertia, w, torque(t, q, w, p))
     w_quarter = vec.axpy(0.25 * h, w_dot0, w)
     w_half = vec.axpy(0.5 * h, w_dot0, w)

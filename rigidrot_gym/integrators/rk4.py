@@ -23,7 +23,7 @@ def _rates(t, q, w, inertia, torque, p):
 
 
 @jitable
-def step(n, t, h, q, w, s, inertia, torque, p, opts):
+def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     half = 0.5 * h
     kq1, kw1 = _rates(t, q, w, inertia, torque, p)
     kq2, kw2 = _rates(t + half, qaxpy(half, kq1, q), vec.axpy(half, kw1, w), inertia, torque, p)

@@ -83,7 +83,7 @@ def _nearest_rotation(m):
 
 
 @jitable
-def step(n, t, h, q, w, s, inertia, torque, p, opts):
+def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     m = qto_matrix(q)
     half = 0.5 * h
     km1, kw1 = _rates(t, m, w, inertia, torque, p)

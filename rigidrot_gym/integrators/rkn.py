@@ -34,7 +34,7 @@ def _accel(t, q, qd, inertia, torque, p):
 
 
 @jitable
-def step(n, t, h, q, w, s, inertia, torque, p, opts):
+def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     qd = qscale(0.5, qaxpy(s, q, qmul_vec(q, w)))
     half = 0.5 * h
     mid = qaxpy(half, qd, q)

@@ -22,7 +22,7 @@ from rigidrot_gym.quaternion import qaxpy, qnormalize
 
 
 @jitable
-def step(n, t, h, q, w, s, inertia, torque, p, opts):
+def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w1 = vec.axpy(h, vec.div(torque(t, q, w, p), inertia), w)
     q1 = qnormalize(qaxpy(h, quaternion_rate(q, w1), q))
     return q1, w1, s, 0.0
