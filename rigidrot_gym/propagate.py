@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from rigidrot_gym import integrators, torques
+from rigidrot_gym import integrators, torques, validation
 from rigidrot_gym import quaternion as quat
 from rigidrot_gym.inertia import principal_frame
 from rigidrot_gym.integrators.base import STATE_SIZE
 from rigidrot_gym.torques import Potential
 from rigidrot_gym.trajectory import Trajectory
-
-# |q0| may differ from 1 by this much (e.g. a quaternion typed with few digits); it is
-# then normalised. Anything further off is a mistake worth an error.
-_UNIT_TOLERANCE = 1e-6
 
 
 def propagate(
@@ -74,11 +68,12 @@ def propagate(
     """
     m = integrators.get(method)
     opts = m.pack_options(options)
-    q0 = _unit_quaternions(q0)
-    omega0 = _finite(omega0, "omega0", 3)
+    q0 = validation.unit_quaternions(q0, "q0")
+    omega0 = validation.vectors(omega0, "omega0", 3)
     moments, principal, tensor = principal_frame(inertia)
-    dt, t0 = _finite_scalar(dt, "dt", positive=True), _finite_scalar(t0, "t0")
-    steps, substeps = _count(steps, "steps", minimum=0), _count(substeps, "substeps", minimum=1)
+    dt, t0 = validation.scalar(dt, "dt", positive=True), validation.scalar(t0, "t0")
+    steps = validation.count(steps, "steps", minimum=0)
+    substeps = validation.count(substeps, "substeps", minimum=1)
     loaded = torque is not None or potential is not None
     if loaded and not m.accepts_torque:
         raise ValueError(f"method {method!r} integrates torque-free motion only; got torque={torque!r}")
@@ -126,37 +121,3 @@ def propagate(
         torque_evaluations=m.torque_evaluations(steps * substeps, stats[:, 1]).reshape(batch),
         iterations=stats[:, 0].reshape(batch),
     )
-
-
-def _finite(a, name: str, size: int) -> np.ndarray:
-    arr = np.asarray(a, dtype=np.float64)
-    if arr.ndim == 0 or arr.shape[-1] != size:
-        raise ValueError(f"{name} must have shape (..., {size}), got shape {arr.shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite, got {arr.tolist()}")
-    return arr
-
-
-def _unit_quaternions(q0) -> np.ndarray:
-    q0 = _finite(q0, "q0", 4)
-    off = np.abs(np.linalg.norm(q0, axis=-1) - 1.0)
-    if np.any(off > _UNIT_TOLERANCE):
-        first = q0.reshape(-1, 4)[int(np.argmax(off.reshape(-1)))]
-        raise ValueError(
-            f"q0 must be a unit quaternion, got {first.tolist()} with norm {np.linalg.norm(first):.9g}; "
-            "normalise it (rigidrot_gym.quaternion.normalize)"
-        )
-    return q0 / np.linalg.norm(q0, axis=-1, keepdims=True)
-
-
-def _finite_scalar(x, name: str, positive: bool = False) -> float:
-    if not isinstance(x, numbers.Real) or not np.isfinite(x) or (positive and x <= 0):
-        need = "a positive finite number" if positive else "a finite number"
-        raise ValueError(f"{name} must be {need}, got {x!r}")
-    return float(x)
-
-
-def _count(x, name: str, minimum: int) -> int:
-    if not isinstance(x, numbers.Integral) or isinstance(x, bool) or x < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {x!r}")
-    return int(x)

@@ -6,7 +6,7 @@
     k₃ = q̈(q₀ + h/2 q̇₀ + h²/8 k₁, q̇₀ + h/2 k₂, t + h/2)
     k₄ = q̈(q₀ + h q̇₀ + h²/2 k₃, q̇₀ + h k₃, t + h)
 
-Source: Mandre (2008), §6 (the Nyström scheme of Abramowitz & Stegun 25.5.20).
+Source: Mandre (2008), §6; the step is :func:`rigidrot_gym.nystrom.nystrom_step`.
 Order 4. Torque evaluations per step: 4. Conserves nothing exactly.
 
 The step keeps neither |q| = 1 nor q · q̇ = 0. Option ``project_every`` (default 1)
@@ -22,11 +22,14 @@ from numba import njit
 from rigidrot_gym.dynamics import angular_acceleration
 from rigidrot_gym.integrators.base import Method, run_batch
 from rigidrot_gym.jit import jitable
+from rigidrot_gym.nystrom import nystrom_step
 from rigidrot_gym.quaternion import qaxpy, qconj, qdot, qmul, qmul_vec, qnormalize, qscale
 
 
 @jitable
-def _accel(t, q, qd, inertia, torque, p):
+def quaternion_acceleration(t, q, qd, args):
+    """q̈ = q̇ ⊗ q* ⊗ q̇ + ½ q ⊗ (0, I⁻¹(τ − ω × Iω)), ω = 2 vec(q* ⊗ q̇); args = (I, torque, p)."""
+    inertia, torque, p = args
     a = qmul(qconj(q), qd)
     w = (2.0 * a[1], 2.0 * a[2], 2.0 * a[3])
     w_dot = angular_acceleration(inertia, w, torque(t, q, w, p))
@@ -34,20 +37,18 @@ def _accel(t, q, qd, inertia, torque, p):
 
 
 @jitable
+def project(q, qd):
+    """Restore |q| = 1 and q · q̇ = 0: q ← q/|q|, q̇ ← q̇ − (q·q̇) q."""
+    q = qnormalize(q)
+    return q, qaxpy(-qdot(q, qd), q, qd)
+
+
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     qd = qscale(0.5, qaxpy(s, q, qmul_vec(q, w)))
-    half = 0.5 * h
-    mid = qaxpy(half, qd, q)
-    k1 = _accel(t, q, qd, inertia, torque, p)
-    q_mid = qaxpy(h * h / 8.0, k1, mid)
-    k2 = _accel(t + half, q_mid, qaxpy(half, k1, qd), inertia, torque, p)
-    k3 = _accel(t + half, q_mid, qaxpy(half, k2, qd), inertia, torque, p)
-    k4 = _accel(t + h, qaxpy(h * h / 2.0, k3, qaxpy(h, qd, q)), qaxpy(h, k3, qd), inertia, torque, p)
-    q1 = qaxpy(h * h / 6.0, qaxpy(1.0, k1, qaxpy(1.0, k2, k3)), qaxpy(h, qd, q))
-    qd1 = qaxpy(h / 6.0, qaxpy(2.0, qaxpy(1.0, k2, k3), qaxpy(1.0, k1, k4)), qd)
+    q1, qd1 = nystrom_step(quaternion_acceleration, (inertia, torque, p), t, h, q, qd, qaxpy)
     if (n + 1) % int(opts[0]) == 0:
-        q1 = qnormalize(q1)
-        qd1 = qaxpy(-qdot(q1, qd1), q1, qd1)
+        q1, qd1 = project(q1, qd1)
     # (s, ω) = 2 q⁻¹ ⊗ q̇ with q⁻¹ = q*/|q|².
     r = qscale(2.0 / qdot(q1, q1), qmul(qconj(q1), qd1))
     return q1, (r[1], r[2], r[3]), r[0], 0.0
