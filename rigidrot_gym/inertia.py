@@ -90,7 +90,9 @@ def _first_bad(values: np.ndarray, bad: np.ndarray) -> list:
     return values[bad][0].tolist() if bad.ndim else values.tolist()
 
 
-def _check_moments(moments: np.ndarray, name: str, shown: np.ndarray, allow_singular: bool) -> None:
+def _check_moments(
+    moments: np.ndarray, name: str, shown: np.ndarray, allow_singular: bool, triangle: bool = True
+) -> None:
     """Positivity and triangle inequality of ascending moments (..., 3); ``shown`` is
     what the error message prints for the offending batch entry."""
     largest = moments[..., 2]
@@ -106,7 +108,7 @@ def _check_moments(moments: np.ndarray, name: str, shown: np.ndarray, allow_sing
             f"for {_first_bad(shown, bad)}"
         )
     # With 0 ≤ I1 ≤ I2 ≤ I3 only I1 + I2 ≥ I3 can fail; the other two permutations hold.
-    bad = moments[..., 0] + moments[..., 1] < largest * (1.0 - _TRIANGLE_RTOL)
+    bad = triangle & (moments[..., 0] + moments[..., 1] < largest * (1.0 - _TRIANGLE_RTOL))
     if np.any(bad):
         raise ValueError(
             f"{name} violates the triangle inequality I1 + I2 >= I3 of its principal moments "
@@ -115,7 +117,7 @@ def _check_moments(moments: np.ndarray, name: str, shown: np.ndarray, allow_sing
 
 
 def validate_inertia(
-    inertia: ArrayLike, name: str = "inertia", *, allow_singular: bool = False
+    inertia: ArrayLike, name: str = "inertia", *, allow_singular: bool = False, triangle: bool = True
 ) -> np.ndarray:
     """Check that ``inertia`` ((..., 3, 3), kg·m²) is a physical inertia tensor.
 
@@ -129,6 +131,7 @@ def validate_inertia(
         name: what the error messages call the argument.
         allow_singular: accept a zero smallest moment (to −1e-9 of the largest), as
             for a thin rod or a point mass used as a part of a composite.
+        triangle: check the triangle inequality (see :func:`validate_moments`).
 
     Returns:
         (..., 3, 3) float64 array: the tensors.
@@ -146,13 +149,17 @@ def validate_inertia(
     bad = asym > _SYMMETRY_RTOL * np.max(np.abs(t), axis=(-2, -1))
     if np.any(bad):
         raise ValueError(f"{name} must be symmetric, got {_first_bad(t, bad)}")
-    _check_moments(np.linalg.eigvalsh(t), name, t, allow_singular)
+    _check_moments(np.linalg.eigvalsh(t), name, t, allow_singular, triangle)
     return t
 
 
-def validate_moments(moments: ArrayLike, name: str = "moments") -> np.ndarray:
+def validate_moments(moments: ArrayLike, name: str = "moments", *, triangle: bool = True) -> np.ndarray:
     """Check principal moments ((..., 3), kg·m², any order): finite, positive, and
     I1 + I2 ≥ I3 for every permutation (to a relative 1e-9).
+
+    Every rigid body satisfies the triangle inequality; ``triangle=False`` skips it for
+    moments that are only parameters of Euler's equations, such as seed 003's
+    I = (2, 2, 8) and (2, 8, 4).
 
     Returns:
         (..., 3) float64 array: the moments, in the order given.
@@ -166,7 +173,7 @@ def validate_moments(moments: ArrayLike, name: str = "moments") -> np.ndarray:
     bad = ~np.all(np.isfinite(m), axis=-1)
     if np.any(bad):
         raise ValueError(f"{name} must be finite (no NaN or inf), got {_first_bad(m, bad)}")
-    _check_moments(np.sort(m, axis=-1), name, m, allow_singular=False)
+    _check_moments(np.sort(m, axis=-1), name, m, allow_singular=False, triangle=triangle)
     return m
 
 
@@ -391,7 +398,7 @@ def to_center_of_mass(inertia_about_point: ArrayLike, mass: ArrayLike, com_offse
 # ----------------------------------------------------------------------------------
 
 
-def principal_axes(inertia: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+def principal_axes(inertia: ArrayLike, *, triangle: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Principal moments and axes of ``inertia`` ((..., 3, 3)), Mandre (2008) §7.1.
 
     Returns:
@@ -403,19 +410,22 @@ def principal_axes(inertia: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     Raises:
         ValueError: if ``inertia`` fails :func:`validate_inertia`.
     """
-    moments, axes = np.linalg.eigh(validate_inertia(inertia))
+    moments, axes = np.linalg.eigh(validate_inertia(inertia, triangle=triangle))
     # eigh returns an orthonormal but possibly left-handed basis; flipping one axis keeps
     # the diagonalisation and makes it a rotation.
     axes[..., :, 2] *= np.sign(np.linalg.det(axes))[..., None]
     return moments, quaternion.from_matrix(axes)
 
 
-def principal_frame(inertia: ArrayLike) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+def principal_frame(
+    inertia: ArrayLike, *, triangle: bool = True
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """Read an inertia argument as principal moments or as a body-frame tensor.
 
     Args:
         inertia: (..., 3) principal moments (the body frame is principal), or a
             (..., 3, 3) body-frame tensor (any array whose last two axes are 3 × 3).
+        triangle: check the triangle inequality (see :func:`validate_moments`).
 
     Returns:
         ``(moments, rotation, tensor)``: (..., 3) principal moments; the (..., 4)
@@ -427,10 +437,10 @@ def principal_frame(inertia: ArrayLike) -> tuple[np.ndarray, np.ndarray | None, 
     """
     a = np.asarray(inertia, dtype=np.float64)
     if a.ndim >= 2 and a.shape[-2:] == (3, 3):
-        moments, rotation = principal_axes(a)
+        moments, rotation = principal_axes(a, triangle=triangle)
         return moments, rotation, a
     if a.ndim >= 1 and a.shape[-1] == 3:
-        moments = validate_moments(a, "inertia")
+        moments = validate_moments(a, "inertia", triangle=triangle)
         return moments, None, moments[..., :, None] * np.eye(3)
     raise ValueError(
         f"inertia must be (..., 3) principal moments or a (..., 3, 3) tensor, got shape {a.shape}"

@@ -26,6 +26,7 @@ def propagate(
     torque_frame: str = "body",
     potential: Potential | None = None,
     t0: float = 0.0,
+    check_triangle: bool = True,
     **options,
 ) -> Trajectory:
     """Integrate the rotation of one rigid body or a batch of them.
@@ -55,6 +56,9 @@ def propagate(
             support it (``nielsen_krenk``) conserve its energy; the others feel its
             torque −½ vec(q* ⊗ ∇V).
         t0: initial time, s.
+        check_triangle: reject principal moments that violate I1 + I2 ≥ I3, which no
+            rigid body has. Seed 003's examples I = (2, 2, 8) and (2, 8, 4) do; pass
+            False to integrate such moments as parameters of Euler's equations.
         **options: method options (e.g. ``project_every`` for ``rkn``).
 
     Returns:
@@ -70,7 +74,7 @@ def propagate(
     opts = m.pack_options(options)
     q0 = validation.unit_quaternions(q0, "q0")
     omega0 = validation.vectors(omega0, "omega0", 3)
-    moments, principal, tensor = principal_frame(inertia)
+    moments, principal, tensor = principal_frame(inertia, triangle=check_triangle)
     dt, t0 = validation.scalar(dt, "dt", positive=True), validation.scalar(t0, "t0")
     steps = validation.count(steps, "steps", minimum=0)
     substeps = validation.count(substeps, "substeps", minimum=1)

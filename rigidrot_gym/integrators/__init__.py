@@ -10,7 +10,19 @@ order, its torque evaluations per step and what it conserves.
 
 from __future__ import annotations
 
-from rigidrot_gym.integrators import euler, nielsen_krenk, pcdm, rk4, rk4_dcm, rkmk4, rkn, semi_implicit
+from rigidrot_gym.integrators import (
+    euler,
+    exact,
+    nielsen_krenk,
+    pcdm,
+    rk4,
+    rk4_dcm,
+    rkmk4,
+    rkn,
+    semi_implicit,
+    strang,
+    yoshida4,
+)
 from rigidrot_gym.integrators.base import ConvergenceError, Method
 
 _REGISTRY: dict[str, Method] = {}
@@ -41,7 +53,7 @@ def get(name: str) -> Method:
         raise ValueError(f"unknown integrator {name!r}; valid names: {', '.join(names())}") from None
 
 
-for _module in (euler, semi_implicit, rk4, rk4_dcm, rkn, pcdm, nielsen_krenk, rkmk4):
+for _module in (euler, semi_implicit, rk4, rk4_dcm, rkn, pcdm, exact, nielsen_krenk, strang, yoshida4, rkmk4):
     register(_module.METHOD)
 
 __all__ = ["ConvergenceError", "Method", "get", "names", "register"]
