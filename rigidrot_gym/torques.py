@@ -152,6 +152,9 @@ def resolve(
             _pack(term, params, batch_shape, principal)
     if function is None and potential is None:
         return Loads(params)
+    if function is None and split_potential:
+        # Only the compiled terms act as torque: evaluate them directly in numpy mode.
+        return Loads(params, model_torque, _python_potential(potential, batch_shape, principal, True))
     return Loads(
         params,
         torque=_python_torque(function, frame, params, batch_shape, principal, potential, split_potential),

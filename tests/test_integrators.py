@@ -12,7 +12,9 @@ from rigidrot_gym import quaternion as quat
 from rigidrot_gym.exact import torque_free
 from rigidrot_gym.propagate import propagate
 
-ORDERS = {"euler": 1, "rk4": 4, "rk4_dcm": 4, "rkn": 4, "pcdm": 2}
+ORDERS = {"euler": 1, "rk4": 4, "rk4_dcm": 4, "rkn": 4, "pcdm": 2, "nielsen_krenk": 2, "rkmk4": 4}
+# Exact without torque: their order shows only under a torque.
+SPLITTINGS = {"strang": 2, "yoshida4": 4}
 # Step counts per method over T = 4 s: errors in the asymptotic range, above round-off.
 STEPS = {1: [400, 800, 1600, 3200], 2: [50, 100, 200, 400], 4: [40, 80, 160, 320]}
 
@@ -55,33 +57,43 @@ def _gravity_torque(t, q, w):
     return tau.reshape(np.shape(w))
 
 
-@pytest.mark.parametrize("name", ORDERS)
+@pytest.mark.parametrize("name", {**ORDERS, **SPLITTINGS})
 def test_order_with_orientation_dependent_torque_vs_dop853(name):
     T = 3.0
     q_ref, w_ref = solve(Q0, W0, I_ASYM, [T], torque=_gravity_torque)
     hs, errs = [], []
-    for n in STEPS[ORDERS[name]][-3:]:
+    order = {**ORDERS, **SPLITTINGS}[name]
+    for n in STEPS[order][-3:]:
         traj = propagate(Q0, W0, I_ASYM, T / n, n, method=name, torque=_gravity_torque)
         hs.append(T / n)
         errs.append(_error(traj, q_ref[-1], w_ref[-1]))
-    assert abs(slope(hs, errs) - ORDERS[name]) <= 0.2, errs
+    assert abs(slope(hs, errs) - order) <= 0.2, errs
 
 
-@pytest.mark.parametrize("name", ORDERS)
+@pytest.mark.parametrize("name", {**ORDERS, **SPLITTINGS})
 def test_order_with_world_frame_torque_compiled_vs_dop853(name):
     # A constant world torque is orientation dependent in the body frame; it runs compiled.
     tau_world = np.array([0.3, -0.2, 0.5])
     T = 3.0
     q_ref, w_ref = solve(Q0, W0, I_ASYM, [T], world_torque=tau_world)
     hs, errs = [], []
-    for n in STEPS[ORDERS[name]][-3:]:
+    order = {**ORDERS, **SPLITTINGS}[name]
+    for n in STEPS[order][-3:]:
         traj = propagate(Q0, W0, I_ASYM, T / n, n, method=name, torque=tau_world, torque_frame="world")
         hs.append(T / n)
         errs.append(_error(traj, q_ref[-1], w_ref[-1]))
-    assert abs(slope(hs, errs) - ORDERS[name]) <= 0.2, errs
+    assert abs(slope(hs, errs) - order) <= 0.2, errs
 
 
-@pytest.mark.parametrize("name", [*ORDERS, "semi_implicit"])
+@pytest.mark.parametrize("name", [*SPLITTINGS, "exact"])
+def test_splittings_are_exact_without_torque(name):
+    traj = propagate(Q0, W0, I_ASYM, 0.05, 200, method=name)
+    q_ref, w_ref = torque_free(Q0, W0, I_ASYM, traj.t)
+    assert np.max(angle(traj.q, q_ref)) < 1e-12
+    assert np.max(np.abs(traj.omega - w_ref)) < 1e-12
+
+
+@pytest.mark.parametrize("name", [*ORDERS, *SPLITTINGS, "semi_implicit"])
 def test_compiled_and_numpy_paths_agree(name):
     """The same step runs compiled (constant torque) and vectorised (callable torque)."""
     tau = np.array([0.1, -0.05, 0.2])
