@@ -92,18 +92,9 @@ def propagate(
     state = np.zeros((n, STATE_SIZE))
     state[:, 0:4] = np.broadcast_to(q_p, batch + (4,)).reshape(n, 4)
     state[:, 4:7] = np.broadcast_to(w_p, batch + (3,)).reshape(n, 3)
-    traj, stats = m.run(
-        state,
-        np.ascontiguousarray(np.broadcast_to(moments, batch + (3,)).reshape(n, 3)),
-        loads,
-        t0,
-        dt,
-        steps,
-        substeps,
-        opts,
-        renormalize_momentum,
-        record=True,
-    )
+    traj, stats = m.buffers(n, steps)
+    inertia_rows = np.ascontiguousarray(np.broadcast_to(moments, (*batch, 3)).reshape(n, 3))
+    m.run(state, inertia_rows, loads, t0, dt, steps, substeps, opts, renormalize_momentum, traj, stats)
     bad = ~np.all(np.isfinite(traj), axis=(1, 2))
     if np.any(bad):
         k = int(np.argmax(bad))

@@ -2,8 +2,10 @@
 
 Every integrator evaluates the torque at each of its stages through one signature,
 ``torque(t, q, omega, p) -> τ``: ``t`` the stage time (s), ``q`` and ``omega`` the
-stage attitude and body rates as component tuples, ``p`` this body's row of torque
-parameters; it returns the body-frame torque (N·m, principal axes) as a 3-tuple.
+stage attitude and body rates as component tuples, ``p`` the body's torque parameters
+as a SIZE-tuple (:func:`parameters`: floats compiled, arrays over the batch in numpy
+mode; a tuple rather than an array row, which would cost reference counting at every
+call); it returns the body-frame torque (N·m, principal axes) as a 3-tuple.
 Stage quaternions of Runge–Kutta methods are slightly off unit length, so every torque
 sees ``q/|q|``. Methods that use a potential (``nielsen_krenk``) also call
 ``potential(q, p) -> (V, ∇V)``, with ∇V the 4-vector gradient with respect to q.
@@ -12,7 +14,10 @@ Two implementations exist of each:
 
 * :func:`model_torque` / :func:`model_potential`, compiled into the kernels: sums of the
   constant terms :class:`BodyTorque`, :class:`WorldTorque` and :class:`PointForce`,
-  read from the parameter row ``p`` (layout below). Their potential is zero: the one
+  read from the parameter row ``p`` (layout below); :func:`body_torque` is its special
+  case for batches with a body torque only (the env's case), which a kernel picks once
+  per batch so that its loop over bodies stays free of branches and vectorises. Their
+  potential is zero: the one
   conservative term, a constant force at a body point, is quadratic in q, for which
   the torque at the midpoint attitude already is the exact discrete gradient.
 * closures built by :func:`resolve` around a user's Python ``torque(t, q, omega)`` and
@@ -33,7 +38,7 @@ import numpy as np
 
 from rigidrot_gym import quaternion as quat
 from rigidrot_gym import vector as vec
-from rigidrot_gym.jit import jitable
+from rigidrot_gym.jit import any_true, inlined, jitable
 from rigidrot_gym.quaternion import qnormalize, qrotate_inv
 
 # Layout of a parameter row of the compiled model.
@@ -47,16 +52,64 @@ FRAMES = ("body", "world")
 
 
 @jitable
-def model_torque(t, q, omega, p):
-    """τ = τ_body + q* τ_world q + r × (q* F q), from the parameter row ``p``."""
-    u = qnormalize(q)
-    world = qrotate_inv(u, (p[WORLD], p[WORLD + 1], p[WORLD + 2]))
-    force = qrotate_inv(u, (p[FORCE], p[FORCE + 1], p[FORCE + 2]))
-    point = vec.cross((p[POINT], p[POINT + 1], p[POINT + 2]), force)
-    return vec.add(vec.add((p[BODY], p[BODY + 1], p[BODY + 2]), world), point)
+def parameters(params, i):
+    """Body ``i``'s parameters as a SIZE-tuple, from component-major ``params`` (SIZE, N)."""
+    return (
+        params[0, i],
+        params[1, i],
+        params[2, i],
+        params[3, i],
+        params[4, i],
+        params[5, i],
+        params[6, i],
+        params[7, i],
+        params[8, i],
+        params[9, i],
+        params[10, i],
+        params[11, i],
+    )
 
 
 @jitable
+def _vector(p, start):
+    return (p[start], p[start + 1], p[start + 2])
+
+
+@jitable
+def _nonzero(p, start):
+    return any_true((p[start] != 0.0) | (p[start + 1] != 0.0) | (p[start + 2] != 0.0))
+
+
+@jitable
+def model_torque(t, q, omega, p):
+    """τ = τ_body + q* τ_world q + r × (q* F q), from the parameters ``p``."""
+    tau = _vector(p, BODY)
+    # Terms that are zero for every body are skipped: the common case is a body torque alone.
+    if _nonzero(p, WORLD):
+        tau = vec.add(tau, qrotate_inv(qnormalize(q), _vector(p, WORLD)))
+    if _nonzero(p, FORCE):
+        force = qrotate_inv(qnormalize(q), _vector(p, FORCE))
+        tau = vec.add(tau, vec.cross(_vector(p, POINT), force))
+    return tau
+
+
+@inlined
+def body_torque(t, q, omega, p):
+    """τ = τ_body: :func:`model_torque` when its other terms are zero for every body."""
+    return _vector(p, BODY)
+
+
+@jitable
+def only_body_torque(params):
+    """True when no row of ``params`` (N, SIZE) has a world torque or a point force."""
+    for i in range(params.shape[0]):
+        for k in range(WORLD, SIZE):
+            if params[i, k] != 0.0:
+                return False
+    return True
+
+
+@inlined
 def model_potential(q, p):
     """The compiled model carries no potential: V = 0, ∇V = 0."""
     zero = 0.0 * q[0]
@@ -226,7 +279,7 @@ def _python_torque(function, frame, params, batch_shape, principal, potential, s
             tau = tau - 0.5 * quat.multiply(quat.conjugate(q_p), gradient)[..., 1:]
         tau = tau.reshape(n, 3)
         if compiled_terms:
-            extra = model_torque(t, tuple(q_p.reshape(n, 4).T), omega, params.T)
+            extra = model_torque(t, tuple(q_p.reshape(n, 4).T), omega, tuple(params.T))
             return (tau[:, 0] + extra[0], tau[:, 1] + extra[1], tau[:, 2] + extra[2])
         return (tau[:, 0], tau[:, 1], tau[:, 2])
 

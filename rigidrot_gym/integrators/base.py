@@ -8,7 +8,7 @@ advancing one body (floats, compiled) or a batch (arrays, numpy) from time ``t``
 ``h``: ``n`` is the index of the step, ``q`` the attitude 4-tuple, ``w`` the body
 rates, ``s`` one scalar of method-specific state (only ``rkn`` uses it), ``inertia``
 the principal moments, ``torque``/``potential``/``p`` the load functions and this
-body's parameter row (:mod:`rigidrot_gym.torques`; only methods that declare
+body's parameters (:mod:`rigidrot_gym.torques`; only methods that declare
 ``uses_potential`` call ``potential``, the others see its torque inside ``torque``),
 ``opts`` the method's options as a float array.
 ``iterations`` reports the work of implicit methods (0 for explicit ones); a step that
@@ -27,9 +27,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rigidrot_gym import vector as vec
-from rigidrot_gym.jit import jitable
+from rigidrot_gym.jit import bodies, jitable
 from rigidrot_gym.quaternion import qrotate, qrotate_inv
-from rigidrot_gym.torques import Loads, model_potential, model_torque
+from rigidrot_gym.torques import (
+    Loads,
+    body_torque,
+    model_potential,
+    model_torque,
+    only_body_torque,
+    parameters,
+)
 
 # Columns of the per-body state array: q (4), omega (3), method scalar s (1).
 STATE_SIZE = 8
@@ -40,76 +47,75 @@ class ConvergenceError(RuntimeError):
 
 
 @jitable
-def _store(traj, k, q, w, s):
-    traj[k, 0] = q[0]
-    traj[k, 1] = q[1]
-    traj[k, 2] = q[2]
-    traj[k, 3] = q[3]
-    traj[k, 4] = w[0]
-    traj[k, 5] = w[1]
-    traj[k, 6] = w[2]
-    traj[k, 7] = s
-
-
-@jitable
 def advance(
     step, torque, potential, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats
 ):
-    """Advance ``state`` in place by ``steps`` steps of ``h``, each split in ``substeps``.
+    """Advance the bodies of ``state`` in place by ``steps`` steps of ``h``, each split in
+    ``substeps``; record every step in ``traj`` unless it is empty.
 
-    Row views: compiled, ``state`` is one body's (8,) row; in numpy mode it is the
-    (8, N) transpose of the batch, and likewise ``inertia`` (3[, N]), ``p``
-    (SIZE[, N]), ``traj`` (steps + 1 or 0, 8[, N]) and ``stats`` (2[, N]: the most
-    iterations of any step, and their total), so ``state[c]`` is component ``c`` in
-    both modes.
+    Arrays are component-major so that ``state[c, i]`` is component ``c`` of body ``i``
+    (or, with ``i`` the slice of :func:`~rigidrot_gym.jit.bodies` in numpy mode, of all
+    bodies): ``state`` (8, N), ``inertia`` (3, N), ``p`` (SIZE, N), ``traj``
+    (steps + 1 or 0, 8, N) and ``stats`` (2, N: the most iterations of any step, and
+    their total). The loop over bodies is innermost, so compiled it vectorises.
 
     With ``renormalize`` the body rates are reset after every sub-step from the initial
     world angular momentum L: ω = I⁻¹(q* L q) (Mandre 2008, §7.2; torque-free only).
     """
-    q = (state[0], state[1], state[2], state[3])
-    w = (state[4], state[5], state[6])
-    s = state[7]
-    inertia = (inertia[0], inertia[1], inertia[2])
     record = traj.shape[0] > 0
     if record:
-        _store(traj, 0, q, w, s)
-    momentum = qrotate(q, vec.mul(inertia, w))
+        traj[0] = state
+    momentum = np.zeros((3, state.shape[1]))
+    if renormalize:
+        for i in bodies(state.shape[1]):
+            q = (state[0, i], state[1, i], state[2, i], state[3, i])
+            w = (state[4, i], state[5, i], state[6, i])
+            momentum[0, i], momentum[1, i], momentum[2, i] = qrotate(
+                q, vec.mul((inertia[0, i], inertia[1, i], inertia[2, i]), w)
+            )
     hs = h / substeps
     for k in range(steps):
         for j in range(substeps):
             n = k * substeps + j
-            q, w, s, iterations = step(n, t0 + n * hs, hs, q, w, s, inertia, torque, potential, p, opts)
-            stats[0] = np.maximum(stats[0], iterations)
-            stats[1] = stats[1] + iterations
-            if renormalize:
-                w = vec.div(qrotate_inv(q, momentum), inertia)
+            for i in bodies(state.shape[1]):
+                q = (state[0, i], state[1, i], state[2, i], state[3, i])
+                w = (state[4, i], state[5, i], state[6, i])
+                moments = (inertia[0, i], inertia[1, i], inertia[2, i])
+                q, w, s, iterations = step(
+                    n, t0 + n * hs, hs, q, w, state[7, i], moments, torque, potential, parameters(p, i), opts
+                )
+                if renormalize:
+                    w = vec.div(qrotate_inv(q, (momentum[0, i], momentum[1, i], momentum[2, i])), moments)
+                state[0, i], state[1, i], state[2, i], state[3, i] = q
+                state[4, i], state[5, i], state[6, i] = w
+                state[7, i] = s
+                stats[0, i] = np.maximum(stats[0, i], iterations)
+                stats[1, i] = stats[1, i] + iterations
         if record:
-            _store(traj, k + 1, q, w, s)
-    state[0], state[1], state[2], state[3] = q
-    state[4], state[5], state[6] = w
-    state[7] = s
+            traj[k + 1] = state
 
 
 @jitable
 def run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
-    """Compiled path: :func:`advance` each body in turn with the compiled torque model."""
-    for i in range(state.shape[0]):
-        advance(
-            step,
-            model_torque,
-            model_potential,
-            state[i],
-            inertia[i],
-            p[i],
-            t0,
-            h,
-            steps,
-            substeps,
-            opts,
-            renormalize,
-            traj[:, i],
-            stats[i],
-        )
+    """Compiled path: :func:`advance` with the compiled torque model; arrays as in
+    :meth:`Method.run` (body-major), handed over component-major."""
+    args = (
+        state.T,
+        inertia.T,
+        p.T,
+        t0,
+        h,
+        steps,
+        substeps,
+        opts,
+        renormalize,
+        traj.transpose(0, 2, 1),
+        stats.T,
+    )
+    if only_body_torque(p):
+        advance(step, body_torque, model_potential, *args)
+    else:
+        advance(step, model_torque, model_potential, *args)
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,12 @@ class Method:
             self.check(values)
         return np.array([values[k] for k in self.options], dtype=np.float64)
 
+    @staticmethod
+    def buffers(n: int, steps: int, record: bool = True) -> tuple[np.ndarray, np.ndarray]:
+        """Zeroed trajectory ((steps + 1, n, 8), or (0, n, 8) without ``record``) and
+        statistics ((n, 2)) arrays for :meth:`run`."""
+        return np.zeros((steps + 1 if record else 0, n, STATE_SIZE)), np.zeros((n, 2))
+
     def run(
         self,
         state: np.ndarray,
@@ -168,48 +180,31 @@ class Method:
         substeps: int,
         opts: np.ndarray,
         renormalize: bool,
-        record: bool,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Advance ``state`` ((N, 8), principal axes) in place.
+        traj: np.ndarray,
+        stats: np.ndarray,
+    ) -> None:
+        """Advance ``state`` ((N, 8), principal axes) in place by ``steps`` steps of ``h``.
 
-        Returns:
-            (steps + 1, N, 8) trajectory (or (0, N, 8) without ``record``) and the
-            (N, 2) iteration statistics: most iterations in a step, total iterations.
+        Fills ``traj`` ((steps + 1, N, 8), or (0, N, 8) not to record) and ``stats``
+        ((N, 2): most iterations in a step, total iterations); see :meth:`buffers`.
 
         Raises:
             ConvergenceError: if an implicit step did not converge.
         """
-        n = state.shape[0]
-        traj = np.zeros((steps + 1 if record else 0, n, STATE_SIZE))
-        stats = np.zeros((n, 2))
+        stats[:] = 0.0
         if loads.compiled:
             self.kernel(state, inertia, loads.params, t0, h, steps, substeps, opts, renormalize, traj, stats)
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                advance(
-                    self.step,
-                    loads.torque,
-                    loads.potential,
-                    state.T,
-                    inertia.T,
-                    loads.params.T,
-                    t0,
-                    h,
-                    steps,
-                    substeps,
-                    opts,
-                    renormalize,
-                    traj.transpose(0, 2, 1),
-                    stats.T,
-                )
-        failed = int(np.sum(np.isinf(stats[:, 0])))
-        if failed:
+                args = (state.T, inertia.T, loads.params.T, t0, h, steps, substeps, opts, renormalize)
+                advance(self.step, loads.torque, loads.potential, *args, traj.transpose(0, 2, 1), stats.T)
+        if np.isinf(stats[:, 0]).any():
+            failed = int(np.sum(np.isinf(stats[:, 0])))
             options = dict(zip(self.options, opts.tolist(), strict=True))
             raise ConvergenceError(
-                f"method {self.name!r} did not converge within its iteration limit for {failed} of {n} "
-                f"bodies (options {options}); reduce the step or raise max_iter"
+                f"method {self.name!r} did not converge within its iteration limit for {failed} of "
+                f"{state.shape[0]} bodies (options {options}); reduce the step or raise max_iter"
             )
-        return traj, stats
 
     def torque_evaluations(self, steps: int, total_iterations: np.ndarray) -> np.ndarray:
         """Torque evaluations per body of a run of ``steps`` (sub-)steps."""

@@ -11,11 +11,11 @@ from numba import njit
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration, quaternion_rate
 from rigidrot_gym.integrators.base import Method, run_batch
-from rigidrot_gym.jit import jitable
+from rigidrot_gym.jit import inlined
 from rigidrot_gym.quaternion import qaxpy, qnormalize
 
 
-@jitable
+@inlined
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w_dot = angular_acceleration(inertia, w, torque(t, q, w, p))
     q1 = qnormalize(qaxpy(h, quaternion_rate(q, w), q))

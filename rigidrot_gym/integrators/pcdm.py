@@ -17,11 +17,11 @@ from numba import njit
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration
 from rigidrot_gym.integrators.base import Method, run_batch
-from rigidrot_gym.jit import jitable
+from rigidrot_gym.jit import inlined
 from rigidrot_gym.quaternion import qexp, qmul, qnormalize, qrotate
 
 
-@jitable
+@inlined
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w_dot0 = angular_acceleration(inertia, w, torque(t, q, w, p))
     w_quarter = vec.axpy(0.25 * h, w_dot0, w)

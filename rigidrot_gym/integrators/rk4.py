@@ -13,16 +13,16 @@ from numba import njit
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration, quaternion_rate
 from rigidrot_gym.integrators.base import Method, run_batch
-from rigidrot_gym.jit import jitable
+from rigidrot_gym.jit import inlined
 from rigidrot_gym.quaternion import qaxpy, qnormalize
 
 
-@jitable
+@inlined
 def _rates(t, q, w, inertia, torque, p):
     return quaternion_rate(q, w), angular_acceleration(inertia, w, torque(t, q, w, p))
 
 
-@jitable
+@inlined
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     half = 0.5 * h
     kq1, kw1 = _rates(t, q, w, inertia, torque, p)

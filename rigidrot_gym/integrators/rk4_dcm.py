@@ -18,7 +18,7 @@ from numba import njit
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration
 from rigidrot_gym.integrators.base import Method, run_batch
-from rigidrot_gym.jit import all_true, jitable, select
+from rigidrot_gym.jit import all_true, inlined, jitable, select
 from rigidrot_gym.quaternion import qdot, qfrom_matrix, qscale, qto_matrix
 
 # Newton's polar iteration from an RK4-perturbed rotation converges in 2-3 iterations;
@@ -60,7 +60,7 @@ def _max_abs9(x):
     return m
 
 
-@jitable
+@inlined
 def _rates(t, m, w, inertia, torque, p):
     a, b, c = _rows(m)
     m_dot = _matrix(vec.cross(a, w), vec.cross(b, w), vec.cross(c, w))
@@ -82,7 +82,7 @@ def _nearest_rotation(m):
     return m
 
 
-@jitable
+@inlined
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     m = qto_matrix(q)
     half = 0.5 * h

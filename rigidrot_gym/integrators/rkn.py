@@ -21,12 +21,12 @@ from numba import njit
 
 from rigidrot_gym.dynamics import angular_acceleration
 from rigidrot_gym.integrators.base import Method, run_batch
-from rigidrot_gym.jit import jitable
+from rigidrot_gym.jit import inlined, jitable
 from rigidrot_gym.nystrom import nystrom_step
 from rigidrot_gym.quaternion import qaxpy, qconj, qdot, qmul, qmul_vec, qnormalize, qscale
 
 
-@jitable
+@inlined
 def quaternion_acceleration(t, q, qd, args):
     """q̈ = q̇ ⊗ q* ⊗ q̇ + ½ q ⊗ (0, I⁻¹(τ − ω × Iω)), ω = 2 vec(q* ⊗ q̇); args = (I, torque, p)."""
     inertia, torque, p = args
@@ -43,7 +43,7 @@ def project(q, qd):
     return q, qaxpy(-qdot(q, qd), q, qd)
 
 
-@jitable
+@inlined
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     qd = qscale(0.5, qaxpy(s, q, qmul_vec(q, w)))
     q1, qd1 = nystrom_step(quaternion_acceleration, (inertia, torque, p), t, h, q, qd, qaxpy)

@@ -17,11 +17,11 @@ from numba import njit
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import quaternion_rate
 from rigidrot_gym.integrators.base import Method, run_batch
-from rigidrot_gym.jit import jitable
+from rigidrot_gym.jit import inlined
 from rigidrot_gym.quaternion import qaxpy, qnormalize
 
 
-@jitable
+@inlined
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w1 = vec.axpy(h, vec.div(torque(t, q, w, p), inertia), w)
     q1 = qnormalize(qaxpy(h, quaternion_rate(q, w1), q))
