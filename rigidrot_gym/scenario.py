@@ -54,6 +54,7 @@ the environment override fields by their flat names (``dt=0.1``, ``max_torque=[.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import sys
 from dataclasses import dataclass
@@ -367,8 +368,19 @@ def load(path: str | Path) -> Scenario:
 
 def builtin_files() -> list[Path]:
     """The scenario files shipped with the package (``envs/*.toml`` in the source tree)."""
-    folder = resources.files("rigidrot_gym") / "scenarios"
+    try:
+        folder = resources.files("rigidrot_gym.scenarios")
+    except ModuleNotFoundError:
+        # Source checkout or editable install: setuptools cannot map a data-only
+        # subpackage there, so read the top-level envs/ folder directly.
+        folder = Path(__file__).resolve().parents[1] / "envs"
     return sorted(Path(str(f)) for f in folder.iterdir() if f.name.endswith(".toml"))
+
+
+@functools.cache
+def builtin() -> tuple[Scenario, ...]:
+    """The built-in scenarios, read once."""
+    return tuple(load(f) for f in builtin_files())
 
 
 def find(name: str) -> Scenario:
@@ -377,7 +389,7 @@ def find(name: str) -> Scenario:
     candidate = Path(name)
     if candidate.suffix == ".toml" and candidate.exists():
         return load(candidate)
-    scenarios = [load(f) for f in builtin_files()]
+    scenarios = builtin()
     for s in scenarios:
         if name in (s.id, Path(s.source).stem):
             return s

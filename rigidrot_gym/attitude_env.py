@@ -1,0 +1,182 @@
+"""The spacecraft attitude-control environment (single body)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from rigidrot_gym import scenario as scenario_module
+from rigidrot_gym.attitude_core import (
+    OBS_HIGH,
+    OBS_LOW,
+    POINTING_DEG,
+    RATE,
+    REWARD,
+    SUCCESS,
+    TERMINATED,
+    AttitudeBatch,
+    reward_bounds,
+)
+from rigidrot_gym.scenario import Scenario
+
+
+def resolve_scenario(scenario: str | Scenario, overrides: dict[str, Any]) -> Scenario:
+    """A :class:`Scenario` from an id, file stem, path or object, with keyword overrides."""
+    base = scenario if isinstance(scenario, Scenario) else scenario_module.find(scenario)
+    return base.with_overrides(**overrides) if overrides else base
+
+
+class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
+    """
+    ## Description
+
+    A rigid spacecraft floats in free space. The agent commands body-axis torques and
+    must turn the body to a target attitude and hold it there with small body rates.
+    The rotation is integrated by rigidrot_gym's own integrators (any registered name,
+    ``rk4`` by default), including the gyroscopic coupling ω × Iω that makes an
+    asymmetric body precess and tumble. Each registered id comes from a scenario file
+    in ``envs/`` that fixes the body's inertia, the torque limits, the tolerances, the
+    episode length and the start and target distributions.
+
+    ## Action Space
+
+    ``Box(-1, 1, (3,), float32)``: the torque about each body axis as a fraction of the
+    scenario's per-axis limit ``max_torque`` (N·m). Values outside [-1, 1] are clipped;
+    a NaN or infinite action raises ``ValueError``. The torque is held over the control
+    period ``dt``.
+
+    | Num | Action          | Min | Max |
+    |-----|-----------------|-----|-----|
+    | 0   | torque, body x  | -1  | 1   |
+    | 1   | torque, body y  | -1  | 1   |
+    | 2   | torque, body z  | -1  | 1   |
+
+    ## Observation Space
+
+    ``Box((7,), float32)``: the attitude error and the body rates.
+
+    | Num | Observation                                   | Min | Max |
+    |-----|-----------------------------------------------|-----|-----|
+    | 0   | error quaternion δq = q_target⁻¹ ⊗ q, w       | 0   | 1   |
+    | 1-3 | error quaternion, x, y, z                     | -1  | 1   |
+    | 4-6 | body rates ω / ``max_rate`` (clipped to ±1)    | -1  | 1   |
+
+    δq takes the sign with w ≥ 0 (the short way round); the pointing error is
+    θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π].
+
+    ## Rewards
+
+    r = −(w_θ θ/π + w_ω min(|ω|/ω_max, 1) + w_u |a|²/3) + w_s · success − w_x · unsafe
+
+    with the weights ``reward_angle``, ``reward_rate``, ``reward_torque``,
+    ``reward_success``, ``reward_unsafe`` of the scenario (defaults 1, 0.1, 0.01, 1, 10),
+    ``a`` the clipped action, success = (θ ≤ ``pointing_tolerance_deg`` and
+    |ω| ≤ ``rate_tolerance``), unsafe = |ω| > ``max_rate``. The reward lies in
+    [−(w_θ + w_ω + w_u + w_x), w_s].
+
+    ``info`` carries ``pointing_error_deg`` (θ in degrees), ``rate`` (|ω|, rad/s) and
+    ``is_success`` (the stable-baselines3 convention).
+
+    ## Starting State
+
+    Drawn from ``self.np_random`` as the scenario says: the target attitude (uniform on
+    SO(3), or fixed), the attitude (uniform, within ``start_max_angle_deg`` of the
+    target, or fixed) and the body rates (``start_rate`` plus a uniform ±
+    ``start_rate_spread`` per axis, rad/s). ``reset(options={"attitude": q, "rate": ω,
+    "target": q_t})`` fixes any of them.
+
+    ## Episode End
+
+    * Termination: |ω| exceeds the scenario's ``max_rate`` (rad/s); or, if
+      ``success_hold_steps`` > 0, success held for that many consecutive steps.
+    * Truncation: ``max_episode_steps`` control steps (set at registration).
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import rigidrot_gym
+
+    env = gym.make("RigidRot/Reorient-v0", integrator="nielsen_krenk", dt=0.1, substeps=4)
+    ```
+
+    * ``scenario``: a registered id, a scenario file stem or path, or a ``Scenario``.
+    * ``integrator``: any name from ``rigidrot_gym.integrators.names()`` that accepts a
+      torque; ``integrator_options`` passes its options (e.g. ``{"tol": 1e-12}``).
+    * ``dt`` (control period, s), ``substeps`` (integration steps per period) and any
+      other scenario field by its flat name (``max_torque``, ``inertia``,
+      ``pointing_tolerance_deg``, ...; see ``rigidrot_gym.scenario.FIELDS``).
+    * ``render_mode``: not supported yet (``None``).
+
+    ## Vectorized environment
+
+    ``gym.make_vec(id, num_envs=N)`` builds :class:`AttitudeVectorEnv`, which steps all N
+    bodies in one batched call of the same core (next-step autoreset).
+
+    ## Version History
+
+    * v0: Initial version.
+    """
+
+    metadata = {"render_modes": [], "render_fps": 30}
+
+    def __init__(
+        self,
+        scenario: str | Scenario = "RigidRot/Reorient-v0",
+        render_mode: str | None = None,
+        integrator_options: dict[str, Any] | None = None,
+        **overrides,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not supported; valid: {self.metadata['render_modes']}"
+            )
+        self.render_mode = render_mode
+        self.scenario = resolve_scenario(scenario, overrides)
+        self.metadata = {**self.metadata, "render_fps": round(1.0 / self.scenario.dt)}
+        self.batch = AttitudeBatch(self.scenario, 1, integrator_options=integrator_options)
+        self.action_space = spaces.Box(-1.0, 1.0, (3,), dtype=np.float32)
+        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.reward_range = reward_bounds(self.scenario)
+        self._ready = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.batch.rngs = [self.np_random]
+        self.batch.reset_rows([0], options)
+        self._ready = True
+        self.batch.observe()
+        return self.batch.obs[0].copy(), self._info()
+
+    def step(self, action):
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        self.batch.step(action)
+        reward, terminated = self.batch.out[0, REWARD], self.batch.out[0, TERMINATED]
+        return self.batch.obs[0].copy(), float(reward), bool(terminated), False, self._info()
+
+    def _info(self) -> dict[str, Any]:
+        out = self.batch.out[0]
+        return {
+            "pointing_error_deg": float(out[POINTING_DEG]),
+            "rate": float(out[RATE]),
+            "is_success": bool(out[SUCCESS]),
+        }
+
+    @property
+    def attitude(self) -> np.ndarray:
+        """(4,) current attitude, body to world."""
+        return self.batch.body_state()[0][0]
+
+    @property
+    def body_rates(self) -> np.ndarray:
+        """(3,) current body rates, rad/s."""
+        return self.batch.body_state()[1][0]
+
+    @property
+    def target(self) -> np.ndarray:
+        """(4,) current target attitude."""
+        return self.batch.target[0].copy()

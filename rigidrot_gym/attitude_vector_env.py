@@ -1,0 +1,107 @@
+"""The attitude-control task as a native Gymnasium vector env: N bodies per batched call."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from rigidrot_gym.attitude_core import OBS_HIGH, OBS_LOW, AttitudeBatch, StepResult
+from rigidrot_gym.attitude_env import resolve_scenario
+from rigidrot_gym.scenario import Scenario
+
+
+def row_generators(seed: int | list[int | None] | None, n: int) -> list[np.random.Generator]:
+    """One generator per body: body i gets ``seed + i`` (or ``seed[i]``), as body i of a
+    ``SyncVectorEnv`` would, so row i repeats a single env seeded the same way."""
+    if seed is None:
+        seeds: list[int | None] = [None] * n
+    elif isinstance(seed, int | np.integer):
+        seeds = [int(seed) + i for i in range(n)]
+    else:
+        seeds = list(seed)
+        if len(seeds) != n:
+            raise ValueError(f"seed must be an int, None or a list of {n} seeds, got {len(seeds)} seeds")
+    return [seeding.np_random(s)[0] for s in seeds]
+
+
+class AttitudeVectorEnv(VectorEnv):
+    """N independent copies of :class:`~rigidrot_gym.attitude_env.AttitudeEnv` stepped in
+    one batched call of the shared core (see its docstring for spaces, reward and episode
+    end). Next-step autoreset: the step after an episode ends returns the new episode's
+    first observation with reward 0 and both flags false, ignoring that row's action.
+
+    ``info`` holds arrays over the envs: ``pointing_error_deg``, ``rate``, ``is_success``
+    (with Gymnasium's ``_key`` masks, all true).
+    """
+
+    metadata = {"render_modes": [], "render_fps": 30, "autoreset_mode": AutoresetMode.NEXT_STEP}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        scenario: str | Scenario = "RigidRot/Reorient-v0",
+        max_episode_steps: int | None = None,
+        render_mode: str | None = None,
+        integrator_options: dict[str, Any] | None = None,
+        **overrides,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode {render_mode!r} is not supported; valid: {self.metadata['render_modes']}"
+            )
+        self.render_mode = render_mode
+        self.scenario = resolve_scenario(scenario, overrides)
+        self.metadata = {**self.metadata, "render_fps": round(1.0 / self.scenario.dt)}
+        limit = self.scenario.max_episode_steps if max_episode_steps is None else max_episode_steps
+        self.batch = AttitudeBatch(self.scenario, num_envs, limit, integrator_options)
+        self.num_envs = self.batch.num_bodies
+        self.single_action_space = spaces.Box(-1.0, 1.0, (3,), dtype=np.float32)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.single_observation_space = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._ready = False
+
+    def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None):
+        super().reset(seed=seed if isinstance(seed, int | None) else None)
+        self.batch.rngs = row_generators(seed, self.num_envs)
+        self.batch.reset_rows(np.arange(self.num_envs), options)
+        self._autoreset[:] = False
+        self._ready = True
+        self.batch.observe()
+        result = self.batch.result()
+        return result.obs, self._info(result)
+
+    def step(self, actions):
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs, 3):
+            raise ValueError(f"actions must have shape ({self.num_envs}, 3), got shape {actions.shape}")
+        self.batch.step(actions)
+        rows = np.flatnonzero(self._autoreset)
+        if rows.size:
+            self.batch.restart(rows)
+        result = self.batch.result()
+        if rows.size:
+            result.reward[rows] = 0.0
+            result.terminated[rows] = False
+            result.truncated[rows] = False
+        self._autoreset = result.terminated | result.truncated
+        return result.obs, result.reward, result.terminated, result.truncated, self._info(result)
+
+    def _info(self, result: StepResult) -> dict[str, np.ndarray]:
+        present = np.ones(self.num_envs, dtype=bool)
+        return {
+            "pointing_error_deg": result.pointing_error_deg,
+            "_pointing_error_deg": present,
+            "rate": result.rate,
+            "_rate": present,
+            "is_success": result.is_success,
+            "_is_success": present,
+        }
