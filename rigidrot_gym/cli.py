@@ -51,6 +51,27 @@ def _simulate(args: argparse.Namespace) -> None:
         print(f"wrote {args.out}")
 
 
+def _bench_accuracy(args: argparse.Namespace) -> None:
+    from rigidrot_gym.bench import accuracy
+
+    print(accuracy.run(Path(args.out), quick=args.quick).text)
+
+
+def _add_bench(sub: argparse._SubParsersAction) -> None:
+    """``rigidrot bench <name>``: one sub-command per benchmark (add_parser on ``benches``)."""
+    bench = sub.add_parser("bench", help="benchmarks of the integrators")
+    benches = bench.add_subparsers(dest="bench", required=True)
+
+    acc = benches.add_parser("accuracy", help="error against cost of every method on three problems")
+    acc.add_argument(
+        "--out",
+        default="benchmarks/results/accuracy",
+        help="output folder (default: benchmarks/results/accuracy)",
+    )
+    acc.add_argument("--quick", action="store_true", help="small batch, short runs: seconds, for tests")
+    acc.set_defaults(run=_bench_accuracy)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``rigidrot`` and its subcommands."""
     from rigidrot_gym import integrators
@@ -76,6 +97,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--torque-frame", choices=("body", "world"), default="body")
     sim.add_argument("--out", default=None, help="write the trajectory as CSV")
     sim.set_defaults(run=_simulate)
+
+    _add_bench(sub)
     return parser
 
 

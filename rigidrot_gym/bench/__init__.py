@@ -1,0 +1,1 @@
+"""Benchmarks of the integrators: accuracy against cost (``rigidrot bench ...``)."""
