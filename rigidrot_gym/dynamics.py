@@ -18,7 +18,10 @@ from rigidrot_gym.quaternion import qmul_vec, qscale
 @jitable
 def angular_acceleration(inertia, omega, torque):
     """ω̇ = I⁻¹(τ − ω × Iω) (Euler's equations, principal axes)."""
-    return vec.div(vec.sub(torque, vec.cross(omega, vec.mul(inertia, omega))), inertia)
+    # Multiplying by 1/I rather than dividing lets a compiled multi-stage step compute
+    # the three reciprocals once instead of at every stage.
+    inverse = (1.0 / inertia[0], 1.0 / inertia[1], 1.0 / inertia[2])
+    return vec.mul(vec.sub(torque, vec.cross(omega, vec.mul(inertia, omega))), inverse)
 
 
 @jitable

@@ -198,7 +198,7 @@ class Method:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 args = (state.T, inertia.T, loads.params.T, t0, h, steps, substeps, opts, renormalize)
                 advance(self.step, loads.torque, loads.potential, *args, traj.transpose(0, 2, 1), stats.T)
-        if np.isinf(stats[:, 0]).any():
+        if self.torque_evals_per_iteration and np.isinf(stats[:, 0]).any():
             failed = int(np.sum(np.isinf(stats[:, 0])))
             options = dict(zip(self.options, opts.tolist(), strict=True))
             raise ConvergenceError(
