@@ -57,6 +57,12 @@ def _bench_accuracy(args: argparse.Namespace) -> None:
     print(accuracy.run(Path(args.out), quick=args.quick).text)
 
 
+def _bench_throughput(args: argparse.Namespace) -> None:
+    from rigidrot_gym.bench import throughput
+
+    print(throughput.run(Path(args.out), quick=args.quick).text)
+
+
 def _add_bench(sub: argparse._SubParsersAction) -> None:
     """``rigidrot bench <name>``: one sub-command per benchmark (add_parser on ``benches``)."""
     bench = sub.add_parser("bench", help="benchmarks of the integrators")
@@ -70,6 +76,13 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     acc.add_argument("--quick", action="store_true", help="small batch, short runs: seconds, for tests")
     acc.set_defaults(run=_bench_accuracy)
+
+    thr = benches.add_parser(
+        "throughput", help="env steps/s against Pendulum-v1 and CartPole-v1's vector env"
+    )
+    thr.add_argument("--out", default="benchmarks/results/throughput", help="output folder")
+    thr.add_argument("--quick", action="store_true", help="short runs, small batches: seconds, for tests")
+    thr.set_defaults(run=_bench_throughput)
 
 
 def build_parser() -> argparse.ArgumentParser:
