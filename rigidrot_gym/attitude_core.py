@@ -51,6 +51,15 @@ _CONSTANTS = (
 )
 
 
+def decode_observation(obs: np.ndarray, max_rate: float) -> tuple[np.ndarray, np.ndarray]:
+    """Error quaternions (..., 4), w ≥ 0, and body rates (..., 3) in rad/s from
+    observations (..., 7). Rates beyond ``max_rate`` were clipped (the episode ends there)."""
+    obs = np.asarray(obs, dtype=np.float64)
+    if obs.shape[-1:] != (OBS_SIZE,):
+        raise ValueError(f"observations must have shape (..., {OBS_SIZE}), got shape {obs.shape}")
+    return obs[..., 0:4], obs[..., 4:7] * max_rate
+
+
 def task_constants(scenario: Scenario) -> np.ndarray:
     """The scenario's tolerances (rad, rad/s) and reward weights, as the kernel reads them."""
     values = {

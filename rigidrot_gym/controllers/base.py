@@ -1,0 +1,57 @@
+"""The interface every attitude controller shares with a trained stable-baselines3 agent."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from rigidrot_gym.attitude_core import decode_observation
+from rigidrot_gym.scenario import Scenario
+
+
+class Controller(ABC):
+    """A control law on the observations of :class:`~rigidrot_gym.attitude_env.AttitudeEnv`.
+
+    Subclasses give the body torque (N·m) from the error quaternion and the body rates;
+    :meth:`predict` turns it into the env's normalised action, saturating at the torque
+    limits, with stable-baselines3's signature, so controllers and agents are evaluated
+    by the same code (``evaluate_policy``, the control benchmark).
+
+    Args:
+        max_torque: (3,) per-axis torque limits of the actuators, N·m.
+        max_rate: the env's rate scaling ``max_rate`` (observations hold ω/max_rate), rad/s.
+    """
+
+    def __init__(self, max_torque, max_rate: float):
+        self.max_torque = np.asarray(max_torque, dtype=np.float64)
+        self.max_rate = float(max_rate)
+        if self.max_torque.shape != (3,) or not np.all(self.max_torque > 0):
+            raise ValueError(f"max_torque must be 3 positive numbers, got {max_torque!r}")
+        if not np.isfinite(self.max_rate) or self.max_rate <= 0:
+            raise ValueError(f"max_rate must be a positive number, got {max_rate!r}")
+
+    @classmethod
+    def limits_of(cls, scenario: Scenario) -> dict[str, Any]:
+        """The keyword arguments ``max_torque`` and ``max_rate`` of a scenario."""
+        return {"max_torque": scenario.max_torque, "max_rate": scenario.max_rate}
+
+    @abstractmethod
+    def torque(self, error: np.ndarray, omega: np.ndarray) -> np.ndarray:
+        """Body torque (N, 3), N·m, from error quaternions δq = q_target⁻¹ ⊗ q (N, 4, with
+        w ≥ 0) and body rates (N, 3), rad/s."""
+
+    def predict(
+        self,
+        observation: np.ndarray,
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = True,
+    ) -> tuple[np.ndarray, Any]:
+        """Action(s) for observation(s) (7,) or (N, 7): the torque over the limits, clipped
+        to [-1, 1] (float32). ``state`` passes through (controllers here are memoryless)."""
+        obs = np.asarray(observation)
+        error, omega = decode_observation(obs.reshape(-1, obs.shape[-1]), self.max_rate)
+        action = np.clip(self.torque(error, omega) / self.max_torque, -1.0, 1.0).astype(np.float32)
+        return (action[0] if obs.ndim == 1 else action), state
