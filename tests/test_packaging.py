@@ -1,0 +1,46 @@
+"""Installation: what ``import rigidrot_gym`` pulls in, and a non-editable wheel that
+carries the scenario files and registers the envs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_import_pulls_in_no_heavy_optional_dependency():
+    heavy = "('torch', 'pybullet', 'matplotlib', 'stable_baselines3')"
+    code = f"import sys, rigidrot_gym; print(sorted(m for m in {heavy} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_wheel_ships_the_scenarios_and_registers_the_envs(tmp_path):
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(tmp_path)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("rigidrot_gym-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    shipped = sorted(n for n in names if n.startswith("rigidrot_gym/scenarios/"))
+    assert shipped == sorted(f"rigidrot_gym/scenarios/{p.name}" for p in (ROOT / "envs").glob("*.toml"))
+    target = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    code = (
+        "import gymnasium as gym, rigidrot_gym; "
+        f"assert rigidrot_gym.__file__.startswith({str(target)!r}); "
+        "env = gym.make('rigidrot_gym:RigidRot/Slew-v0'); print(env.reset(seed=0)[0].shape)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(7,)"
