@@ -29,6 +29,18 @@ def resolve_scenario(scenario: str | Scenario, overrides: dict[str, Any]) -> Sce
     return base.with_overrides(**overrides) if overrides else base
 
 
+def configure(env, scenario: str | Scenario, overrides: dict[str, Any], render_mode: str | None) -> None:
+    """Set-up shared by every env class: check the render mode, resolve the scenario,
+    and set ``render_mode``, ``scenario`` and the ``render_fps`` of the control period."""
+    if render_mode is not None and render_mode not in env.metadata["render_modes"]:
+        raise ValueError(
+            f"render_mode {render_mode!r} is not supported; valid: {env.metadata['render_modes']}"
+        )
+    env.render_mode = render_mode
+    env.scenario = resolve_scenario(scenario, overrides)
+    env.metadata = {**env.metadata, "render_fps": round(1.0 / env.scenario.dt)}
+
+
 class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     """
     ## Description
@@ -130,13 +142,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         integrator_options: dict[str, Any] | None = None,
         **overrides,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; valid: {self.metadata['render_modes']}"
-            )
-        self.render_mode = render_mode
-        self.scenario = resolve_scenario(scenario, overrides)
-        self.metadata = {**self.metadata, "render_fps": round(1.0 / self.scenario.dt)}
+        configure(self, scenario, overrides, render_mode)
         self.batch = AttitudeBatch(self.scenario, 1, integrator_options=integrator_options)
         self.action_space = spaces.Box(-1.0, 1.0, (3,), dtype=np.float32)
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)

@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from rigidrot_gym.attitude_core import OBS_HIGH, OBS_LOW, AttitudeBatch, StepResult
-from rigidrot_gym.attitude_env import resolve_scenario
+from rigidrot_gym.attitude_env import configure
 from rigidrot_gym.scenario import Scenario
 
 
@@ -50,13 +50,7 @@ class AttitudeVectorEnv(VectorEnv):
         integrator_options: dict[str, Any] | None = None,
         **overrides,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode {render_mode!r} is not supported; valid: {self.metadata['render_modes']}"
-            )
-        self.render_mode = render_mode
-        self.scenario = resolve_scenario(scenario, overrides)
-        self.metadata = {**self.metadata, "render_fps": round(1.0 / self.scenario.dt)}
+        configure(self, scenario, overrides, render_mode)
         limit = self.scenario.max_episode_steps if max_episode_steps is None else max_episode_steps
         self.batch = AttitudeBatch(self.scenario, num_envs, limit, integrator_options)
         self.num_envs = self.batch.num_bodies

@@ -229,13 +229,14 @@ def _terms(torque, frame: str) -> list:
     return [WorldTorque(torque) if frame == "world" else BodyTorque(torque)]
 
 
-def _vectors(value, name: str, batch_shape: tuple[int, ...]) -> np.ndarray:
+def _vectors(value, what: str, batch_shape: tuple[int, ...]) -> np.ndarray:
+    """``value`` broadcast to ``batch_shape + (3,)``; ``what`` names it in the errors."""
     a = np.asarray(value, dtype=np.float64)
     target = (*batch_shape, 3)
     if a.ndim == 0 or a.shape[-1] != 3 or not _broadcasts(a.shape, target):
-        raise ValueError(f"{name} must broadcast to shape {target}, got shape {a.shape}")
+        raise ValueError(f"{what} must broadcast to shape {target}, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} must be finite, got {a.tolist()}")
+        raise ValueError(f"{what} must be finite, got {a.tolist()}")
     return np.broadcast_to(a, target)
 
 
@@ -269,7 +270,9 @@ def _python_torque(function, frame, params, batch_shape, principal, potential, s
         tau = np.zeros((*batch_shape, 3))
         if function is not None:
             q_user, w_user = _to_user(q_p, w_p, principal)
-            applied = _checked(function(t, q_user, w_user), f"torque(t={t}, q, omega)", batch_shape)
+            applied = _vectors(
+                function(t, q_user, w_user), f"the result of torque(t={t}, q, omega)", batch_shape
+            )
             if frame == "world":
                 tau = tau + quat.rotate_inverse(q_p, applied)
             else:
@@ -322,16 +325,6 @@ def _principal_gradient(potential, q_p, principal, batch_shape):
         raise ValueError(f"potential.gradient(q) returned non-finite values: {g.tolist()}")
     g = np.broadcast_to(g, target)
     return g if principal is None else quat.multiply(g, principal)
-
-
-def _checked(value, what: str, batch_shape: tuple[int, ...]) -> np.ndarray:
-    tau = np.asarray(value, dtype=np.float64)
-    target = (*batch_shape, 3)
-    if tau.ndim == 0 or tau.shape[-1] != 3 or not _broadcasts(tau.shape, target):
-        raise ValueError(f"{what} must return shape {target} (or broadcastable), got shape {tau.shape}")
-    if not np.all(np.isfinite(tau)):
-        raise ValueError(f"{what} returned non-finite values: {tau.tolist()}")
-    return np.broadcast_to(tau, target)
 
 
 def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:

@@ -300,9 +300,9 @@ def test_bad_input_raises_a_clear_error(kwargs, match):
 
 
 def test_bad_torque_callable_output_raises():
-    with pytest.raises(ValueError, match=r"torque\(t=0.0, q, omega\) returned non-finite values"):
+    with pytest.raises(ValueError, match=r"the result of torque\(t=0.0, q, omega\) must be finite"):
         propagate(Q0, W0, I_ASYM, 0.01, 3, torque=lambda t, q, w: np.array([0.0, np.nan, 0.0]))
-    with pytest.raises(ValueError, match=r"must return shape \(3,\)"):
+    with pytest.raises(ValueError, match=r"must broadcast to shape \(3,\), got shape \(2,\)"):
         propagate(Q0, W0, I_ASYM, 0.01, 3, torque=lambda t, q, w: np.zeros(2))
 
 
