@@ -11,6 +11,7 @@ order, its torque evaluations per step and what it conserves.
 from __future__ import annotations
 
 from rigidrot_gym.integrators import (
+    bullet,
     euler,
     exact,
     nielsen_krenk,
@@ -23,7 +24,7 @@ from rigidrot_gym.integrators import (
     strang,
     yoshida4,
 )
-from rigidrot_gym.integrators.base import ConvergenceError, Method
+from rigidrot_gym.integrators.base import ComponentMethod, ConvergenceError, Method
 
 _REGISTRY: dict[str, Method] = {}
 
@@ -53,7 +54,20 @@ def get(name: str) -> Method:
         raise ValueError(f"unknown integrator {name!r}; valid names: {', '.join(names())}") from None
 
 
-for _module in (euler, semi_implicit, rk4, rk4_dcm, rkn, pcdm, exact, nielsen_krenk, strang, yoshida4, rkmk4):
+for _module in (
+    euler,
+    semi_implicit,
+    rk4,
+    rk4_dcm,
+    rkn,
+    pcdm,
+    exact,
+    nielsen_krenk,
+    strang,
+    yoshida4,
+    rkmk4,
+    bullet,
+):
     register(_module.METHOD)
 
-__all__ = ["ConvergenceError", "Method", "get", "names", "register"]
+__all__ = ["ComponentMethod", "ConvergenceError", "Method", "get", "names", "register"]

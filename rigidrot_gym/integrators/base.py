@@ -16,7 +16,9 @@ failed to converge reports ``inf``.
 
 :func:`advance` owns what every method shares: sub-steps (Mandre 2008, §7.4), the
 optional angular-momentum re-normalisation of torque-free runs (§7.2), recording and
-statistics. :class:`Method` binds a step to its compiled kernel and metadata.
+statistics. :class:`Method` holds what every method declares and the interface that
+runs it; :class:`ComponentMethod` binds a step to its compiled kernel. A method that is
+not a component-wise step (PyBullet) implements :meth:`Method.run` itself.
 """
 
 from __future__ import annotations
@@ -126,29 +128,24 @@ def run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize
         advance(step, model_torque, model_potential, *args)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Method:
-    """An integration method: a component-wise step plus its compiled batch kernel.
+    """An integration method: what every comparison tool needs to know and run.
 
     Attributes:
         name: registry key.
-        step: the jitable step function (signature in the module docstring).
-        kernel: ``@njit`` wrapper of :func:`run_batch` bound to ``step`` (one per
-            method, at module level, so numba can cache it on disk).
         order: global order of accuracy.
         torque_evals: torque evaluations per step.
         torque_evals_per_iteration: further torque evaluations per solver iteration.
         source: where the method comes from.
         options: method options and their defaults, packed in this order into ``opts``.
         accepts_torque: False for methods that only integrate torque-free motion.
-        uses_potential: the step calls ``potential`` itself (else a potential reaches
+        uses_potential: the method calls ``potential`` itself (else a potential reaches
             it as torque).
         check: optional validator of the options (raises ``ValueError``).
     """
 
     name: str
-    step: Callable
-    kernel: Callable
     order: int
     torque_evals: int
     source: str
@@ -177,6 +174,10 @@ class Method:
         statistics ((n, 2)) arrays for :meth:`run`."""
         return np.zeros((steps + 1 if record else 0, n, STATE_SIZE)), np.zeros((n, 2))
 
+    def torque_evaluations(self, steps: int, total_iterations: np.ndarray) -> np.ndarray:
+        """Torque evaluations per body of a run of ``steps`` (sub-)steps."""
+        return self.torque_evals * steps + self.torque_evals_per_iteration * total_iterations
+
     def run(
         self,
         state: np.ndarray,
@@ -191,7 +192,8 @@ class Method:
         traj: np.ndarray,
         stats: np.ndarray,
     ) -> None:
-        """Advance ``state`` ((N, 8), principal axes) in place by ``steps`` steps of ``h``.
+        """Advance ``state`` ((N, 8), principal axes, principal moments ``inertia`` (N, 3))
+        in place by ``steps`` steps of ``h``, each split in ``substeps``.
 
         Fills ``traj`` ((steps + 1, N, 8), or (0, N, 8) not to record) and ``stats``
         ((N, 2): most iterations in a step, total iterations); see :meth:`buffers`.
@@ -199,6 +201,37 @@ class Method:
         Raises:
             ConvergenceError: if an implicit step did not converge.
         """
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComponentMethod(Method):
+    """A method written as one component-wise step (see the module docstring), run
+    compiled by its kernel or vectorised in numpy by :func:`advance`.
+
+    Attributes:
+        step: the jitable step function.
+        kernel: ``@njit`` wrapper of :func:`run_batch` bound to ``step`` (one per
+            method, at module level, so numba can cache it on disk).
+    """
+
+    step: Callable
+    kernel: Callable
+
+    def run(
+        self,
+        state: np.ndarray,
+        inertia: np.ndarray,
+        loads: Loads,
+        t0: float,
+        h: float,
+        steps: int,
+        substeps: int,
+        opts: np.ndarray,
+        renormalize: bool,
+        traj: np.ndarray,
+        stats: np.ndarray,
+    ) -> None:
         stats[:] = 0.0
         if loads.compiled:
             self.kernel(state, inertia, loads.params, t0, h, steps, substeps, opts, renormalize, traj, stats)
@@ -213,7 +246,3 @@ class Method:
                 f"method {self.name!r} did not converge within its iteration limit for {failed} of "
                 f"{state.shape[0]} bodies (options {options}); reduce the step or raise max_iter"
             )
-
-    def torque_evaluations(self, steps: int, total_iterations: np.ndarray) -> np.ndarray:
-        """Torque evaluations per body of a run of ``steps`` (sub-)steps."""
-        return self.torque_evals * steps + self.torque_evals_per_iteration * total_iterations

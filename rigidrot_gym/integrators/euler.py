@@ -10,7 +10,7 @@ from numba import njit
 
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration, quaternion_rate
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import inlined
 from rigidrot_gym.quaternion import qaxpy, qnormalize
 
@@ -27,7 +27,7 @@ def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, s
     run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="euler",
     step=step,
     kernel=kernel,

@@ -9,7 +9,7 @@ round-off.
 from numba import njit
 
 from rigidrot_gym.exact import free_rotation
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import jitable
 
 
@@ -24,7 +24,7 @@ def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, s
     run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="exact",
     step=step,
     kernel=kernel,

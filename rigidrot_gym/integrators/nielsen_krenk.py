@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from rigidrot_gym import vector as vec
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import all_true, jitable, select
 from rigidrot_gym.quaternion import qaxpy, qconj, qdot, qmul, qrotate_inv, qscale
 
@@ -112,7 +112,7 @@ def _check(options):
         )
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="nielsen_krenk",
     step=step,
     kernel=kernel,

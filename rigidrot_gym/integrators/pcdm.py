@@ -16,7 +16,7 @@ from numba import njit
 
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import inlined
 from rigidrot_gym.quaternion import qexp, qmul, qnormalize, qrotate
 
@@ -38,7 +38,7 @@ def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, s
     run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="pcdm",
     step=step,
     kernel=kernel,

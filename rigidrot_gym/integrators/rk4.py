@@ -12,7 +12,7 @@ from numba import njit
 
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration, quaternion_rate
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import inlined
 from rigidrot_gym.quaternion import qaxpy, qnormalize
 
@@ -40,7 +40,7 @@ def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, s
     run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="rk4",
     step=step,
     kernel=kernel,

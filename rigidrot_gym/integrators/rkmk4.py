@@ -19,7 +19,7 @@ from numba import njit
 
 from rigidrot_gym import vector as vec
 from rigidrot_gym.dynamics import angular_acceleration
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import inlined, jitable
 from rigidrot_gym.quaternion import qexp, qmul
 
@@ -56,7 +56,7 @@ def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, s
     run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="rkmk4",
     step=step,
     kernel=kernel,

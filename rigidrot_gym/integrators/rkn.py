@@ -20,7 +20,7 @@ radial rate as ``s``, the scalar part of 2 q⁻¹ ⊗ q̇, so q̇ = ½ q ⊗ (s,
 from numba import njit
 
 from rigidrot_gym.dynamics import angular_acceleration
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import inlined, jitable
 from rigidrot_gym.nystrom import nystrom_step
 from rigidrot_gym.quaternion import qaxpy, qconj, qdot, qmul, qmul_vec, qnormalize, qscale
@@ -65,7 +65,7 @@ def _check(options):
         raise ValueError(f"rkn option project_every must be a positive integer, got {every}")
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="rkn",
     step=step,
     kernel=kernel,

@@ -19,7 +19,7 @@ from numba import njit
 
 from rigidrot_gym import vector as vec
 from rigidrot_gym.exact import free_rotation
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.jit import jitable
 
 
@@ -48,7 +48,7 @@ def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, s
     run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="strang",
     step=step,
     kernel=kernel,

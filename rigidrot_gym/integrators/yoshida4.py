@@ -12,7 +12,7 @@ symmetric, and symplectic for conservative torques τ(q).
 
 from numba import njit
 
-from rigidrot_gym.integrators.base import Method, run_batch
+from rigidrot_gym.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.integrators.strang import strang
 from rigidrot_gym.jit import jitable
 
@@ -34,7 +34,7 @@ def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, s
     run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
 
 
-METHOD = Method(
+METHOD = ComponentMethod(
     name="yoshida4",
     step=step,
     kernel=kernel,
