@@ -18,8 +18,8 @@ BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
 # What each target installs, in order. torch must come first, pinned: any other version
 # pulls several GB of CUDA packages.
 INSTALLS = {
-    "demo": [["-e", "."]],
-    "test": [["torch==2.13.0"], ["-e", ".[dev,train]"]],
+    "demo": [["-e", ".[render]"]],
+    "test": [["torch==2.13.0"], ["-e", ".[dev,train,render]"]],
 }
 COMMANDS = {
     "demo": [[str(BIN / "rigidrot"), "demo", *sys.argv[2:]]],

@@ -29,9 +29,16 @@ def resolve_scenario(scenario: str | Scenario, overrides: dict[str, Any]) -> Sce
     return base.with_overrides(**overrides) if overrides else base
 
 
-def configure(env, scenario: str | Scenario, overrides: dict[str, Any], render_mode: str | None) -> None:
+def configure(
+    env,
+    scenario: str | Scenario,
+    overrides: dict[str, Any],
+    render_mode: str | None,
+    render_options: dict | None,
+) -> None:
     """Set-up shared by every env class: check the render mode, resolve the scenario,
-    and set ``render_mode``, ``scenario`` and the ``render_fps`` of the control period."""
+    and set ``render_mode``, ``scenario``, the ``render_fps`` of the control period and
+    what the (lazily created) renderer needs."""
     if render_mode is not None and render_mode not in env.metadata["render_modes"]:
         raise ValueError(
             f"render_mode {render_mode!r} is not supported; valid: {env.metadata['render_modes']}"
@@ -39,6 +46,25 @@ def configure(env, scenario: str | Scenario, overrides: dict[str, Any], render_m
     env.render_mode = render_mode
     env.scenario = resolve_scenario(scenario, overrides)
     env.metadata = {**env.metadata, "render_fps": round(1.0 / env.scenario.dt)}
+    env.render_options = dict(render_options or {})
+    env._renderer = None
+
+
+def renderer_of(env):
+    """The env's :class:`~rigidrot_gym.render.BodyRenderer`, created on first use (so PyBullet
+    is imported, and costs, nothing until something is drawn)."""
+    if env._renderer is None:
+        from rigidrot_gym.render import BodyRenderer
+
+        env._renderer = BodyRenderer(env.scenario.inertia, mode=env.render_mode, **env.render_options)
+    return env._renderer
+
+
+def close_renderer(env) -> None:
+    """Disconnect the env's PyBullet client, if it has one."""
+    if env._renderer is not None:
+        env._renderer.close()
+        env._renderer = None
 
 
 class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
@@ -121,7 +147,12 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     * ``dt`` (control period, s), ``substeps`` (integration steps per period) and any
       other scenario field by its flat name (``max_torque``, ``inertia``,
       ``pointing_tolerance_deg``, ...; see ``rigidrot_gym.scenario.FIELDS``).
-    * ``render_mode``: not supported yet (``None``).
+    * ``render_mode``: ``"rgb_array"`` (a (H, W, 3) uint8 frame from PyBullet's
+      TinyRenderer, no display needed) or ``"human"`` (a PyBullet GUI window; needs a
+      display). The body is drawn as the ellipsoid of its inertia with its axes, the
+      target attitude as pale axes, L and ω as arrows. ``render_options`` passes
+      ``width``, ``height``, ``camera_distance``, ``camera_yaw``, ``camera_pitch`` to
+      :class:`~rigidrot_gym.render.BodyRenderer`. Needs the ``[render]`` extra.
 
     ## Vectorized environment
 
@@ -133,16 +164,17 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     * v0: Initial version.
     """
 
-    metadata = {"render_modes": [], "render_fps": 30}
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 30}
 
     def __init__(
         self,
         scenario: str | Scenario = "RigidRot/Reorient-v0",
         render_mode: str | None = None,
         integrator_options: dict[str, Any] | None = None,
+        render_options: dict[str, Any] | None = None,
         **overrides,
     ):
-        configure(self, scenario, overrides, render_mode)
+        configure(self, scenario, overrides, render_mode, render_options)
         self.batch = AttitudeBatch(self.scenario, 1, integrator_options=integrator_options)
         self.action_space = spaces.Box(-1.0, 1.0, (3,), dtype=np.float32)
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
@@ -155,6 +187,8 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         self.batch.reset_rows([0], options)
         self._ready = True
         self.batch.observe()
+        if self.render_mode == "human":
+            self.render()
         return self.batch.obs[0].copy(), self._info()
 
     def step(self, action):
@@ -162,7 +196,27 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
             raise RuntimeError("call reset() before step()")
         self.batch.step(action)
         reward, terminated = self.batch.out[0, REWARD], self.batch.out[0, TERMINATED]
+        if self.render_mode == "human":
+            self.render()
         return self.batch.obs[0].copy(), float(reward), bool(terminated), False, self._info()
+
+    def render(self):
+        """The current frame (``"rgb_array"``), or draw it in the window (``"human"``)."""
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() was called without a render mode; create the env with "
+                'gym.make(id, render_mode="rgb_array") (or "human")'
+            )
+            return None
+        if not self._ready:
+            raise RuntimeError("call reset() before render()")
+        q, w = self.batch.body_state()
+        frame = renderer_of(self).render(q[0], w[0], self.batch.target[0])
+        return frame if self.render_mode == "rgb_array" else None
+
+    def close(self):
+        close_renderer(self)
+        super().close()
 
     def _info(self) -> dict[str, Any]:
         out = self.batch.out[0]

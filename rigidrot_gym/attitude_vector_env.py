@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from rigidrot_gym.attitude_core import OBS_HIGH, OBS_LOW, AttitudeBatch, StepResult
-from rigidrot_gym.attitude_env import configure
+from rigidrot_gym.attitude_env import close_renderer, configure, renderer_of
 from rigidrot_gym.scenario import Scenario
 
 
@@ -37,9 +37,17 @@ class AttitudeVectorEnv(VectorEnv):
 
     ``info`` holds arrays over the envs: ``pointing_error_deg``, ``rate``, ``is_success``
     (with Gymnasium's ``_key`` masks, all true).
+
+    Rendering (``[render]`` extra): ``"rgb_array"`` returns one frame per env (Gymnasium's
+    vector convention, which its vector ``RecordVideo`` tiles into a grid; each frame
+    costs ≈5 ms at 320×240, so render small batches); ``"human"`` shows env 0.
     """
 
-    metadata = {"render_modes": [], "render_fps": 30, "autoreset_mode": AutoresetMode.NEXT_STEP}
+    metadata = {
+        "render_modes": ["rgb_array", "human"],
+        "render_fps": 30,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
 
     def __init__(
         self,
@@ -48,9 +56,10 @@ class AttitudeVectorEnv(VectorEnv):
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
         integrator_options: dict[str, Any] | None = None,
+        render_options: dict[str, Any] | None = None,
         **overrides,
     ):
-        configure(self, scenario, overrides, render_mode)
+        configure(self, scenario, overrides, render_mode, render_options)
         limit = self.scenario.max_episode_steps if max_episode_steps is None else max_episode_steps
         self.batch = AttitudeBatch(self.scenario, num_envs, limit, integrator_options)
         self.num_envs = self.batch.num_bodies
@@ -87,7 +96,25 @@ class AttitudeVectorEnv(VectorEnv):
             result.terminated[rows] = False
             result.truncated[rows] = False
         self._autoreset = result.terminated | result.truncated
+        if self.render_mode == "human":
+            self.render()
         return result.obs, result.reward, result.terminated, result.truncated, self._info(result)
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """One frame per env (``"rgb_array"``), or env 0 drawn in the window (``"human"``)."""
+        if self.render_mode is None:
+            return None
+        if not self._ready:
+            raise RuntimeError("call reset() before render()")
+        q, w = self.batch.body_state()
+        renderer = renderer_of(self)
+        if self.render_mode == "human":
+            renderer.render(q[0], w[0], self.batch.target[0])
+            return None
+        return tuple(renderer.render(q[i], w[i], self.batch.target[i]) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs):
+        close_renderer(self)
 
     def _info(self, result: StepResult) -> dict[str, np.ndarray]:
         present = np.ones(self.num_envs, dtype=bool)

@@ -1,0 +1,119 @@
+"""Rendering the environments with PyBullet: frames, videos, vector envs, no client leaks,
+and no cost when rendering is off."""
+
+from __future__ import annotations
+
+import gc
+import sys
+
+import gymnasium as gym
+import numpy as np
+import pybullet
+import pytest
+
+import rigidrot_gym
+
+
+@pytest.mark.parametrize("env_id", rigidrot_gym.ENV_IDS)
+def test_rgb_array_frames(env_id):
+    env = gym.make(env_id, render_mode="rgb_array", render_options={"width": 160, "height": 120})
+    env.reset(seed=0)
+    first = env.render()
+    assert first.shape == (120, 160, 3) and first.dtype == np.uint8
+    for _ in range(10):
+        env.step(np.ones(3, dtype=np.float32))
+    assert not np.array_equal(env.render(), first)  # the body turned
+    env.close()
+
+
+def test_record_video_writes_an_mp4(tmp_path):
+    env = gym.make("RigidRot/Detumble-v0", render_mode="rgb_array", max_episode_steps=15)
+    folder = tmp_path / "videos"
+    env = gym.wrappers.RecordVideo(
+        env, str(folder), episode_trigger=lambda episode: True, disable_logger=True
+    )
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, terminated, truncated, _ = env.step(env.action_space.sample())
+        done = terminated or truncated
+    env.close()
+    videos = list(folder.glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000
+
+
+def test_vector_env_renders_every_env_and_records_a_grid(tmp_path):
+    envs = gym.make_vec("RigidRot/Reorient-v0", num_envs=4, render_mode="rgb_array", max_episode_steps=5)
+    envs.reset(seed=0)
+    frames = envs.render()
+    assert len(frames) == 4 and all(f.shape == (240, 320, 3) for f in frames)
+    assert not np.array_equal(frames[0], frames[1])  # different attitudes
+    folder = tmp_path / "videos"
+    envs = gym.wrappers.vector.RecordVideo(envs, str(folder), episode_trigger=lambda e: e == 0)
+    envs.reset(seed=0)
+    for _ in range(6):
+        envs.step(np.zeros((4, 3), dtype=np.float32))
+    envs.close()
+    assert list(folder.glob("*.mp4"))
+
+
+def test_two_hundred_envs_leak_no_client():
+    probe = pybullet.connect(pybullet.DIRECT)
+    pybullet.disconnect(probe)
+    for _ in range(200):
+        env = gym.make(
+            "RigidRot/Reorient-v0", render_mode="rgb_array", render_options={"width": 32, "height": 24}
+        )
+        env.reset(seed=0)
+        env.render()
+        env.close()
+    for _ in range(20):  # dropped without close(): their renderers disconnect when collected
+        env = gym.make(
+            "RigidRot/Reorient-v0", render_mode="rgb_array", render_options={"width": 32, "height": 24}
+        )
+        env.reset(seed=0)
+        env.render()
+        del env
+    gc.collect()
+    again = pybullet.connect(pybullet.DIRECT)
+    pybullet.disconnect(again)
+    assert again == probe  # the lowest free id: every client in between was released
+
+
+def test_rendering_off_imports_nothing_and_render_warns():
+    code = (
+        "import sys, gymnasium as gym, rigidrot_gym; "
+        "e = gym.make('RigidRot/Reorient-v0'); e.reset(seed=0); e.step(e.action_space.sample()); "
+        "print('pybullet' in sys.modules)"
+    )
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    env = gym.make("RigidRot/Reorient-v0")
+    env.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert env.render() is None
+
+
+def test_human_mode_without_a_display_is_a_clear_error(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    env = gym.make("RigidRot/Reorient-v0", render_mode="human")
+    with pytest.raises(RuntimeError, match="display"):
+        env.reset(seed=0)
+    env.close()
+
+
+def test_missing_pybullet_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pybullet", None)
+    env = gym.make("RigidRot/Reorient-v0", render_mode="rgb_array")
+    env.reset(seed=0)
+    with pytest.raises(gym.error.DependencyNotInstalled, match=r"rigidrot-gym\[render\]"):
+        env.render()
+
+
+@pytest.mark.filterwarnings("ignore:.*render_mode='ascii'")
+def test_unknown_render_mode():
+    with pytest.raises(ValueError, match=r"render_mode 'ascii' is not supported"):
+        gym.make("RigidRot/Reorient-v0", render_mode="ascii")
