@@ -7,7 +7,9 @@
   ``gymnasium.vector.SyncVectorEnv`` over single envs (the generic alternative), and
   for CartPole's vector env;
 * numba: the first-use compile time in a fresh process with an empty cache, and the
-  time to load the same kernels from the cache in a second process.
+  time to load the same kernels from the cache in a second process;
+* rendering (``[render]`` extra): ms per 320×240 frame, and the single env's steps/s
+  created with ``render_mode="rgb_array"`` but not drawing, against no render mode.
 
 The machines are shared and noisy: peer and candidate alternate in short runs and the
 median of the per-pair ratios is reported.
@@ -32,6 +34,34 @@ import rigidrot_gym  # noqa: F401  (registers the ids)
 DEFAULT_ID = "RigidRot/Reorient-v0"
 COUNTS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
 SYNC_MAX = 1024  # SyncVectorEnv steps its envs one by one in Python: stop the curve here
+
+
+def render_cost(env_id: str = DEFAULT_ID, frames: int = 50) -> float:
+    """Median milliseconds per 320×240 ``rgb_array`` frame of a stepping env."""
+    env = gym.make(env_id, render_mode="rgb_array", render_options={"width": 320, "height": 240})
+    env.reset(seed=0)
+    env.render()
+    times = []
+    for _ in range(frames):
+        env.step(env.action_space.sample())
+        start = time.perf_counter()
+        env.render()
+        times.append(time.perf_counter() - start)
+    env.close()
+    return 1e3 * float(np.median(times))
+
+
+def _idle_render_rate(env_id: str, steps: int) -> float:
+    """Steps/s of a single env made with ``render_mode="rgb_array"`` that never draws."""
+    env = gym.make(env_id, render_mode="rgb_array")
+    env.reset(seed=0)
+    action = np.zeros(3, dtype=np.float32)
+    start = time.perf_counter()
+    for _ in range(steps):
+        _, _, terminated, truncated, _ = env.step(action)
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.perf_counter() - start)
 
 
 @dataclass(frozen=True)
@@ -176,6 +206,10 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
         if n <= SYNC_MAX:
             curve[f"{env_id} SyncVectorEnv"][n] = _vector_rate(env_id, n, "sync", seconds)
     compile_s, load_s = compile_times(env_id)
+    frame_ms = render_cost(env_id, frames=10 if quick else 50)
+    idle = _paired_ratio(
+        lambda: _idle_render_rate(env_id, single_steps), lambda: _single_rate(env_id, single_steps), repeats
+    )
 
     with open(out_dir / "throughput.csv", "w", newline="") as f:
         writer = csv.writer(f)
@@ -212,6 +246,10 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
             "",
             f"numba: first use in a fresh process (compiling the kernels) {compile_s:.1f} s; "
             f"a second process loading them from the cache {load_s:.2f} s.",
+            "",
+            f"Rendering: {frame_ms:.1f} ms per 320×240 frame (PyBullet TinyRenderer); a single env made "
+            f'with render_mode="rgb_array" that does not draw steps at {idle[0]:.2f}× the rate of one '
+            "without a render mode (median of paired runs).",
         ]
     )
     (out_dir / "throughput.md").write_text(text + "\n")
