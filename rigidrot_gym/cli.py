@@ -83,6 +83,30 @@ def _bench_throughput(args: argparse.Namespace) -> None:
     print(throughput.run(Path(args.out), quick=args.quick).text)
 
 
+def _bench_control(args: argparse.Namespace) -> None:
+    from rigidrot_gym.bench import control
+    from rigidrot_gym.controllers import CONTROLLERS
+
+    policies = {}
+    for name in args.policies:
+        if name in CONTROLLERS:
+            policies[name] = CONTROLLERS[name]
+        elif Path(name).is_dir():
+            from rigidrot_gym import agents
+
+            agent = agents.load(name)
+            policies[f"agent {Path(name).name}"] = lambda scenario, agent=agent: agent
+        else:
+            raise ValueError(
+                f"policy {name!r} is neither a controller ({', '.join(CONTROLLERS)}) nor a run folder"
+            )
+    summaries, traces = control.benchmark(
+        policies, args.scenarios, args.integrators, seeds=range(args.seeds), scales=args.inertia_scales
+    )
+    print(control.write(Path(args.out), summaries, traces))
+    print(f"wrote {args.out}/control.md, control.csv, control.png")
+
+
 def _add_bench(sub: argparse._SubParsersAction) -> None:
     """``rigidrot bench <name>``: one sub-command per benchmark (add_parser on ``benches``)."""
     bench = sub.add_parser("bench", help="benchmarks of the integrators")
@@ -103,6 +127,26 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     thr.add_argument("--out", default="benchmarks/results/throughput", help="output folder")
     thr.add_argument("--quick", action="store_true", help="short runs, small batches: seconds, for tests")
     thr.set_defaults(run=_bench_throughput)
+
+    ctl = benches.add_parser(
+        "control", help="controllers and trained agents over scenarios × integrators × seeds"
+    )
+    ctl.add_argument(
+        "--policies",
+        nargs="+",
+        default=["quaternion_feedback", "pd", "lqr", "sliding_mode", "rate_damping"],
+        help="controller names and/or training run folders",
+    )
+    ctl.add_argument("--scenarios", nargs="+", default=["RigidRot/Reorient-v0"])
+    ctl.add_argument(
+        "--integrators", nargs="+", default=["semi_implicit", "pybullet", "rk4", "nielsen_krenk"]
+    )
+    ctl.add_argument(
+        "--inertia-scales", type=float, nargs="+", default=[1.0, 0.8, 1.2], help="true / estimate"
+    )
+    ctl.add_argument("--seeds", type=int, default=20, help="episodes per case")
+    ctl.add_argument("--out", default="benchmarks/results/control", help="output folder")
+    ctl.set_defaults(run=_bench_control)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,8 +7,36 @@ from typing import Any
 
 import numpy as np
 
+from rigidrot_gym import validation
 from rigidrot_gym.attitude_core import decode_observation
 from rigidrot_gym.scenario import Scenario
+
+
+def gyroscopic(omega: np.ndarray, inertia: np.ndarray) -> np.ndarray:
+    """ω × (Ĵ ω) (N, 3), N·m: the body's gyroscopic torque as the controller models it, which
+    the laws with gyroscopic compensation add to cancel the body's own coupling.
+
+    This is the one place where stored wheel momentum h enters, as ω × (Ĵ ω + h).
+    """
+    return np.cross(omega, omega @ inertia.T)
+
+
+def gain_matrix(gain, name: str, unit: np.ndarray) -> np.ndarray:
+    """A 3 × 3 gain from a positive scalar g (meaning g · ``unit``, e.g. g Ĵ or g I) or a
+    finite 3 × 3 matrix.
+
+    Raises:
+        ValueError: naming ``name``, for anything else.
+    """
+    try:
+        g = np.asarray(gain, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive scalar or a finite 3 × 3 matrix, got {gain!r}") from None
+    if g.ndim == 0:
+        return validation.scalar(float(g), name, positive=True) * unit
+    if g.shape != (3, 3) or not np.all(np.isfinite(g)):
+        raise ValueError(f"{name} must be a positive scalar or a finite 3 × 3 matrix, got {gain!r}")
+    return g
 
 
 class Controller(ABC):

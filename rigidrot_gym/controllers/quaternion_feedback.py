@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.controllers.base import Controller
+from rigidrot_gym import validation
+from rigidrot_gym.controllers.base import Controller, gain_matrix, gyroscopic
 from rigidrot_gym.inertia import principal_frame
 from rigidrot_gym.scenario import Scenario
 
@@ -21,33 +22,25 @@ class QuaternionFeedback(Controller):
 
     Args:
         inertia: the estimate Ĵ: (3,) principal moments or (3, 3) tensor, kg·m².
-        stiffness: K, (3, 3) N·m (or a scalar k: K = k Ĵ).
-        damping: C, (3, 3) N·m·s (or a scalar c: C = c Ĵ).
+        stiffness: K, (3, 3) N·m (or a positive scalar k: K = k Ĵ).
+        damping: C, (3, 3) N·m·s (or a positive scalar c: C = c Ĵ).
         max_torque, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
     """
 
     def __init__(self, inertia, stiffness, damping, max_torque, max_rate: float):
         super().__init__(max_torque, max_rate)
         _, _, self.inertia = principal_frame(inertia)
-        self.stiffness = self._gain(stiffness, "stiffness")
-        self.damping = self._gain(damping, "damping")
-
-    def _gain(self, gain, name: str) -> np.ndarray:
-        g = np.asarray(gain, dtype=np.float64)
-        g = g * self.inertia if g.ndim == 0 else g
-        if g.shape != (3, 3) or not np.all(np.isfinite(g)):
-            raise ValueError(f"{name} must be a scalar or a finite 3 × 3 matrix, got {gain!r}")
-        return g
+        self.stiffness = gain_matrix(stiffness, "stiffness", self.inertia)
+        self.damping = gain_matrix(damping, "damping", self.inertia)
 
     @classmethod
     def critically_damped(
         cls, inertia, natural_frequency: float, max_torque, max_rate: float, damping_ratio: float = 1.0
     ) -> QuaternionFeedback:
         """Gains for a natural frequency ωn (rad/s) and damping ratio ζ: k = 2ωn², c = 2ζωn."""
-        wn = float(natural_frequency)
-        if not np.isfinite(wn) or wn <= 0:
-            raise ValueError(f"natural_frequency must be a positive number, got {natural_frequency!r}")
-        return cls(inertia, 2.0 * wn * wn, 2.0 * damping_ratio * wn, max_torque, max_rate)
+        wn = validation.scalar(natural_frequency, "natural_frequency", positive=True)
+        zeta = validation.scalar(damping_ratio, "damping_ratio", positive=True)
+        return cls(inertia, 2.0 * wn * wn, 2.0 * zeta * wn, max_torque, max_rate)
 
     @classmethod
     def for_scenario(cls, scenario: Scenario, natural_frequency: float, damping_ratio: float = 1.0):
@@ -57,5 +50,4 @@ class QuaternionFeedback(Controller):
         )
 
     def torque(self, error: np.ndarray, omega: np.ndarray) -> np.ndarray:
-        jw = omega @ self.inertia.T
-        return -error[:, 1:4] @ self.stiffness.T - omega @ self.damping.T + np.cross(omega, jw)
+        return -error[:, 1:4] @ self.stiffness.T - omega @ self.damping.T + gyroscopic(omega, self.inertia)
