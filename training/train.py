@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hyperparams", nargs="*", help="overrides, key=value (e.g. n_timesteps=1e6)")
     parser.add_argument("--env-kwargs", nargs="*", help="scenario overrides, key=value (e.g. integrator=rk4)")
-    parser.add_argument("--log-folder", default="runs", help="parent folder of the run folder")
+    parser.add_argument("--log-folder", default="training/runs", help="parent folder of the run folder")
     parser.add_argument("--run-name", default=None, help="run folder name (default: <algo>_<env>_<seed>)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> Path:
 
     import rigidrot_gym  # noqa: F401  (registers the ids)
 
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     params = hyperparameters(args.algo, args.env, parse_pairs(args.hyperparams, "--hyperparams"))
     env_kwargs = parse_pairs(args.env_kwargs, "--env-kwargs")
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> Path:
     config = {"algo": args.algo, "env": args.env, "env_kwargs": env_kwargs, "seed": args.seed, **params}
     (run_dir / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     (run_dir / "args.yml").write_text(yaml.safe_dump(vars(args), sort_keys=False))
-    (run_dir / "command.txt").write_text(shlex.join([sys.executable, *sys.argv]) + "\n")
+    (run_dir / "command.txt").write_text(shlex.join(["python", "training/train.py", *argv]) + "\n")
 
     start = time.perf_counter()
     model.learn(total_timesteps=int(float(params["n_timesteps"])), progress_bar=not args.no_progress)

@@ -1,0 +1,73 @@
+"""The control benchmark: its bookkeeping against a plain single-env rollout, and the CLI."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+import rigidrot_gym  # noqa: F401  (registers the ids)
+from rigidrot_gym.bench import control
+from rigidrot_gym.cli import main
+from rigidrot_gym.controllers import CONTROLLERS
+from rigidrot_gym.scenario import find
+
+
+def _plain_rollout(policy, seed):
+    """The same episode in a single env, measured by hand."""
+    env = gym.make("RigidRot/Reorient-v0")
+    scenario = env.unwrapped.scenario
+    obs, info = env.reset(seed=seed)
+    effort, peak, t, inside = 0.0, info["rate"], 0.0, 0.0 if info["is_success"] else None
+    done = False
+    while not done:
+        action, _ = policy.predict(obs)
+        obs, _, terminated, truncated, info = env.step(action)
+        t += scenario.dt
+        effort += np.linalg.norm(np.clip(action, -1, 1) * scenario.max_torque) * scenario.dt
+        peak = max(peak, info["rate"])
+        inside = (inside if inside is not None else t) if info["is_success"] else None
+        done = terminated or truncated
+    return info["is_success"], inside, info["pointing_error_deg"], effort, peak, t
+
+
+def test_episode_measurements_match_a_plain_rollout():
+    scenario = find("RigidRot/Reorient-v0")
+    policy = CONTROLLERS["quaternion_feedback"](scenario)
+    seeds = [3, 4, 5]
+    episodes, trace = control.run_episodes(policy, scenario, seeds)
+    for seed, episode in zip(seeds, episodes, strict=True):
+        success, settled, error, effort, peak, duration = _plain_rollout(policy, seed)
+        assert episode.success == success
+        if success:
+            assert np.isclose(episode.settling_time, settled)
+        assert np.isclose(episode.final_error_deg, error, rtol=1e-6)
+        assert np.isclose(episode.effort, effort, rtol=1e-6)
+        assert np.isclose(episode.peak_rate, peak, rtol=1e-6)
+        assert np.isclose(episode.duration, duration)
+    assert trace["torque"].shape == (len(trace["t"]), 3)
+    assert trace["pointing_error_deg"][0] > trace["pointing_error_deg"][-1]
+
+
+def test_inertia_mismatch_changes_the_outcome_and_is_reported():
+    scenario = find("RigidRot/Reorient-v0")
+    policy = CONTROLLERS["quaternion_feedback"](scenario)
+    nominal, _ = control.run_episodes(policy, scenario, [0, 1])
+    heavier, _ = control.run_episodes(policy, scenario, [0, 1], inertia_scale=1.2)
+    assert [e.effort for e in nominal] != [e.effort for e in heavier]
+    summary = control.summarise("qfr", scenario.id, "rk4", 1.2, heavier)
+    assert summary.episodes == 2 and summary.inertia_scale == 1.2
+
+
+def test_cli_writes_the_table(tmp_path, capsys):
+    argv = ["bench", "control", "--policies", "quaternion_feedback", "lqr", "--integrators", "semi_implicit"]
+    argv += ["--inertia-scales", "1.0", "--seeds", "2", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    rows = [
+        line
+        for line in text.splitlines()
+        if line.startswith("| quaternion_feedback") or line.startswith("| lqr")
+    ]
+    assert len(rows) == 4  # two policies × (rk4 at ×1, semi_implicit)
+    for name in ("control.md", "control.csv", "control.png"):
+        assert (tmp_path / name).stat().st_size > 0
