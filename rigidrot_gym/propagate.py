@@ -42,11 +42,12 @@ def propagate(
         steps: number of recorded steps.
         method: a name from :func:`rigidrot_gym.integrators.names`.
         torque: ``None``; a constant torque broadcastable to (..., 3); a compiled term
-            (:class:`~rigidrot_gym.torques.BodyTorque`, ``WorldTorque``, ``PointForce``)
-            or a list of them; or a callable ``torque(t, q, omega) -> (..., 3)``
-            evaluated at every stage of the method (q, omega as (..., 4), (..., 3)
-            arrays in the given body frame). N·m. Constants and compiled terms run in
-            compiled kernels; a callable runs the same method vectorised in numpy.
+            (:class:`~rigidrot_gym.torques.BodyTorque`, ``WorldTorque``, ``PointForce``,
+            ``WheelMomentum``, ``GravityGradient``) or a list of them; or a callable
+            ``torque(t, q, omega) -> (..., 3)`` evaluated at every stage of the method
+            (q, omega as (..., 4), (..., 3) arrays in the given body frame). N·m.
+            Constants and compiled terms run in compiled kernels; a callable runs the
+            same method vectorised in numpy.
         substeps: integration steps per recorded step (Mandre 2008, §7.4).
         renormalize_momentum: torque-free runs only: after every step reset ω from the
             initial world angular momentum (Mandre 2008, §7.2).
@@ -84,7 +85,7 @@ def propagate(
     if renormalize_momentum and loaded:
         raise ValueError("renormalize_momentum applies to torque-free runs only; got a torque")
     batch = np.broadcast_shapes(q0.shape[:-1], omega0.shape[:-1], moments.shape[:-1])
-    loads = torques.resolve(torque, torque_frame, batch, principal, potential, m.uses_potential)
+    loads = torques.resolve(torque, torque_frame, batch, principal, moments, potential, m.uses_potential)
 
     n = int(np.prod(batch, dtype=np.int64))
     q_p = q0 if principal is None else quat.multiply(q0, principal)

@@ -13,7 +13,8 @@ sees ``q/|q|``. Methods that use a potential (``nielsen_krenk``) also call
 Two implementations exist of each:
 
 * :func:`model_torque` / :func:`model_potential`, compiled into the kernels: sums of the
-  constant terms :class:`BodyTorque`, :class:`WorldTorque` and :class:`PointForce`,
+  terms :class:`BodyTorque`, :class:`WorldTorque`, :class:`PointForce`,
+  :class:`WheelMomentum` and :class:`GravityGradient`,
   read from the parameter row ``p`` (layout below); :func:`body_torque` is its special
   case for batches with a body torque only (the env's case), which a kernel picks once
   per batch so that its loop over bodies stays free of branches and vectorises. Their
@@ -46,7 +47,13 @@ BODY = 0  # [0:3] constant torque in the body frame, N·m
 WORLD = 3  # [3:6] constant torque in the world frame, N·m
 POINT = 6  # [6:9] body point where a constant world force acts, m
 FORCE = 9  # [9:12] that force, world frame, N
-SIZE = 12
+WHEEL_H = 12  # [12:15] reaction-wheel momentum h at t = 0, body frame, N·m·s
+WHEEL_HDOT = 15  # [15:18] its rate of change (the wheels' motor torques A u), N·m
+GG_RATE = 18  # [18] 3n² of the gravity gradient, n the orbit's mean motion, 1/s²
+GG_MOTION = 19  # [19] n, rad/s
+GG_PHASE = 20  # [20] orbit phase at t = 0, rad
+GG_MOMENTS = 21  # [21:24] the principal moments the gravity gradient acts on, kg·m²
+SIZE = 24
 
 FRAMES = ("body", "world")
 
@@ -67,6 +74,18 @@ def parameters(params, i):
         params[9, i],
         params[10, i],
         params[11, i],
+        params[12, i],
+        params[13, i],
+        params[14, i],
+        params[15, i],
+        params[16, i],
+        params[17, i],
+        params[18, i],
+        params[19, i],
+        params[20, i],
+        params[21, i],
+        params[22, i],
+        params[23, i],
     )
 
 
@@ -82,7 +101,12 @@ def _nonzero(p, start):
 
 @jitable
 def model_torque(t, q, omega, p):
-    """τ = τ_body + q* τ_world q + r × (q* F q), from the parameters ``p``."""
+    """τ = τ_body + q* τ_world q + r × (q* F q) − ω × h(t) + 3n² r̂ × (I r̂), from ``p``.
+
+    h(t) = h + ḣ t is the momentum of reaction wheels spun by constant motor torques;
+    r̂ = q* (cos(φ + n t), sin(φ + n t), 0) q the direction from the Earth in a circular
+    orbit whose normal is world z (gravity-gradient torque, Wertz 1978 §17.2).
+    """
     tau = _vector(p, BODY)
     # Terms that are zero for every body are skipped: the common case is a body torque alone.
     if _nonzero(p, WORLD):
@@ -90,6 +114,13 @@ def model_torque(t, q, omega, p):
     if _nonzero(p, FORCE):
         force = qrotate_inv(qnormalize(q), _vector(p, FORCE))
         tau = vec.add(tau, vec.cross(_vector(p, POINT), force))
+    if _nonzero(p, WHEEL_H) or _nonzero(p, WHEEL_HDOT):
+        momentum = vec.axpy(t, _vector(p, WHEEL_HDOT), _vector(p, WHEEL_H))
+        tau = vec.sub(tau, vec.cross(omega, momentum))
+    if any_true(p[GG_RATE] != 0.0):
+        phase = p[GG_PHASE] + p[GG_MOTION] * t
+        r = qrotate_inv(qnormalize(q), (np.cos(phase), np.sin(phase), 0.0 * phase))
+        tau = vec.axpy(p[GG_RATE], vec.cross(r, vec.mul(_vector(p, GG_MOMENTS), r)), tau)
     return tau
 
 
@@ -131,12 +162,35 @@ class WorldTorque:
 
 
 @dataclass(frozen=True)
+class WheelMomentum:
+    """Reaction wheels: body-frame momentum h(t) = ``momentum`` + ``rate`` · t ((..., 3),
+    N·m·s and N·m) in the gyroscopic term, ω̇ = I⁻¹(τ − ω × (Iω + h)). Their motor torques'
+    reaction on the body, −``rate``, is a separate :class:`BodyTorque`."""
+
+    momentum: np.ndarray
+    rate: np.ndarray
+
+
+@dataclass(frozen=True)
+class GravityGradient:
+    """The gravity-gradient torque 3n² r̂ × (I r̂) of a circular orbit with mean motion
+    ``mean_motion`` n (rad/s) and normal world z; ``phase`` (rad) places the body on the
+    orbit at t = 0 (r̂ = (cos φ, sin φ, 0) in the world frame)."""
+
+    mean_motion: float
+    phase: float = 0.0
+
+
+@dataclass(frozen=True)
 class PointForce:
     """A constant world-frame force ((..., 3), N) acting at a body point ((..., 3), m,
     from the centre of rotation): torque r × (q* F q). Weight on a top about its pivot."""
 
     force: np.ndarray
     point: np.ndarray
+
+
+TERMS = (BodyTorque, WorldTorque, PointForce, WheelMomentum, GravityGradient)
 
 
 class Potential(Protocol):
@@ -174,6 +228,7 @@ def resolve(
     frame: str,
     batch_shape: tuple[int, ...],
     principal,
+    moments,
     potential: Potential | None = None,
     split_potential: bool = False,
 ) -> Loads:
@@ -181,14 +236,15 @@ def resolve(
 
     Args:
         torque: ``None``; an array-like constant torque broadcastable to
-            ``batch_shape + (3,)`` in ``frame``; a :class:`BodyTorque`,
-            :class:`WorldTorque` or :class:`PointForce`, or a list of them; or a callable
+            ``batch_shape + (3,)`` in ``frame``; a term of :data:`TERMS`, or a list of
+            them; or a callable
             ``torque(t, q, omega) -> (..., 3)`` in ``frame`` on the user's batched
             attitudes and body rates.
         frame: ``"body"`` or ``"world"``: the frame of an array or callable torque.
         batch_shape: leading shape of the bodies.
         principal: ((..., 4) array or None) rotation from principal axes to the user's
             body frame, or None when the body frame is principal.
+        moments: (..., 3) principal moments (the gravity gradient acts on them).
         potential: optional :class:`Potential`.
         split_potential: the method takes the potential separately (else its torque is
             added to the torque).
@@ -202,7 +258,7 @@ def resolve(
     else:
         function = None
         for term in _terms(torque, frame):
-            _pack(term, params, batch_shape, principal)
+            _pack(term, params, batch_shape, principal, moments)
     if function is None and potential is None:
         return Loads(params)
     if function is None and split_potential:
@@ -218,13 +274,9 @@ def resolve(
 def _terms(torque, frame: str) -> list:
     if torque is None:
         return []
-    if isinstance(torque, BodyTorque | WorldTorque | PointForce):
+    if isinstance(torque, TERMS):
         return [torque]
-    if (
-        isinstance(torque, list | tuple)
-        and torque
-        and all(isinstance(t, BodyTorque | WorldTorque | PointForce) for t in torque)
-    ):
+    if isinstance(torque, list | tuple) and torque and all(isinstance(t, TERMS) for t in torque):
         return list(torque)
     return [WorldTorque(torque) if frame == "world" else BodyTorque(torque)]
 
@@ -240,7 +292,7 @@ def _vectors(value, what: str, batch_shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(a, target)
 
 
-def _pack(term, params: np.ndarray, batch_shape: tuple[int, ...], principal) -> None:
+def _pack(term, params: np.ndarray, batch_shape: tuple[int, ...], principal, moments) -> None:
     n = params.shape[0]
 
     def to_principal(v):
@@ -251,6 +303,18 @@ def _pack(term, params: np.ndarray, batch_shape: tuple[int, ...], principal) -> 
         params[:, BODY : BODY + 3] += tau.reshape(n, 3)
     elif isinstance(term, WorldTorque):
         params[:, WORLD : WORLD + 3] += _vectors(term.torque, "torque", batch_shape).reshape(n, 3)
+    elif isinstance(term, WheelMomentum):
+        h = to_principal(_vectors(term.momentum, "WheelMomentum.momentum", batch_shape))
+        rate = to_principal(_vectors(term.rate, "WheelMomentum.rate", batch_shape))
+        params[:, WHEEL_H : WHEEL_H + 3] += h.reshape(n, 3)
+        params[:, WHEEL_HDOT : WHEEL_HDOT + 3] += rate.reshape(n, 3)
+    elif isinstance(term, GravityGradient):
+        if not np.isfinite(term.mean_motion) or term.mean_motion <= 0 or not np.isfinite(term.phase):
+            raise ValueError(f"GravityGradient needs a positive mean motion and a finite phase, got {term}")
+        params[:, GG_RATE] = 3.0 * term.mean_motion**2
+        params[:, GG_MOTION] = term.mean_motion
+        params[:, GG_PHASE] = term.phase
+        params[:, GG_MOMENTS : GG_MOMENTS + 3] = np.broadcast_to(moments, (*batch_shape, 3)).reshape(n, 3)
     else:
         if np.any(params[:, FORCE : FORCE + 3]):
             raise ValueError("at most one PointForce per propagation")
