@@ -6,15 +6,23 @@ The single env (:mod:`rigidrot_gym.attitude_env`), the native vector env
 library's integrators, called through :meth:`Method.run` on the whole batch at once.
 
 Per body the core keeps the integrator state in principal axes, the target attitude,
-and the body's own inertia, principal frame and torque limits (so that a later domain
-randomisation can differ per body). Each step:
+and the body's own inertia, principal frame and actuator limits (domain randomisation
+re-draws them per body at reset). Each step:
 
-1. the action a ∈ [-1, 1]³ (clipped) becomes the body torque τ = a ⊙ τ_max, held over
-   the control period;
+1. the action a ∈ [-1, 1]ⁿ (clipped) becomes the actuator torques u = a ⊙ u_max
+   (:mod:`rigidrot_gym.actuators`: ideal torquers, τ = u, or reaction wheels,
+   τ = −A u), held over the control period, plus any disturbance torque;
 2. the method advances every body by ``dt`` in ``substeps`` steps;
 3. a compiled kernel computes observation, reward, pointing error and flags.
 
-Randomness comes only from the per-body generators passed in by the caller.
+The realism options of a scenario (:attr:`Scenario.realistic`) add, vectorised over the
+bodies: a one-step actuation delay, actuator noise, wheel momentum and its limits,
+constant and random-walk disturbances, the gravity gradient, sensor noise on the
+observation (the reward sees the truth) and domain randomisation.
+
+Randomness comes only from the per-body generators passed in by the caller: the draws
+at reset directly, the per-step noise through a counter-based stream keyed at reset
+(:mod:`rigidrot_gym.variates`), so row i of a batch repeats a single env.
 """
 
 from __future__ import annotations
@@ -26,18 +34,20 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from rigidrot_gym import integrators, torques, validation
+from rigidrot_gym import integrators, randomization, torques, validation
 from rigidrot_gym import quaternion as quat
 from rigidrot_gym import vector as vec
+from rigidrot_gym.actuators import Actuators
+from rigidrot_gym.disturbances import mean_motion, ornstein_uhlenbeck
 from rigidrot_gym.inertia import principal_frame
 from rigidrot_gym.integrators.base import STATE_SIZE
 from rigidrot_gym.jit import jitable, select
 from rigidrot_gym.quaternion import qconj, qmul, qrotate, qrotate_inv
 from rigidrot_gym.scenario import Scenario
+from rigidrot_gym.variates import box_muller, counter_normals, keys_of
 
+# Observation: error quaternion (4), body rates (3), then one column per reaction wheel.
 OBS_SIZE = 7
-OBS_LOW = np.array([0.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0], dtype=np.float32)
-OBS_HIGH = np.ones(OBS_SIZE, dtype=np.float32)
 # Order of the task constants in the array the compiled kernel reads.
 _CONSTANTS = (
     "pointing_tolerance",
@@ -51,13 +61,32 @@ _CONSTANTS = (
 )
 
 
-def decode_observation(obs: np.ndarray, max_rate: float) -> tuple[np.ndarray, np.ndarray]:
-    """Error quaternions (..., 4), w ≥ 0, and body rates (..., 3) in rad/s from
-    observations (..., 7). Rates beyond ``max_rate`` were clipped (the episode ends there)."""
+def observation_size(scenario: Scenario) -> int:
+    """7, plus one column per reaction wheel."""
+    return OBS_SIZE + (Actuators.of(scenario).count if scenario.wheels else 0)
+
+
+def observation_bounds(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) float32 bounds of an observation: δq_w ∈ [0, 1], the rest in [-1, 1]."""
+    high = np.ones(observation_size(scenario), dtype=np.float32)
+    low = -high
+    low[0] = 0.0
+    return low, high
+
+
+def decode_observation(
+    obs: np.ndarray, max_rate: float, max_momentum: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Error quaternions (..., 4), w ≥ 0, body rates (..., 3) in rad/s and wheel momenta
+    (..., n) in N·m·s from observations (..., 7 + n), n = ``len(max_momentum)`` (0 without
+    wheels). Rates beyond ``max_rate`` were clipped (the episode ends there); wheel
+    momenta never exceed their limits ``max_momentum``."""
     obs = np.asarray(obs, dtype=np.float64)
-    if obs.shape[-1:] != (OBS_SIZE,):
-        raise ValueError(f"observations must have shape (..., {OBS_SIZE}), got shape {obs.shape}")
-    return obs[..., 0:4], obs[..., 4:7] * max_rate
+    limits = np.zeros(0) if max_momentum is None else np.asarray(max_momentum, dtype=np.float64)
+    size = OBS_SIZE + limits.size
+    if obs.shape[-1:] != (size,):
+        raise ValueError(f"observations must have shape (..., {size}), got shape {obs.shape}")
+    return obs[..., 0:4], obs[..., 4:7] * max_rate, obs[..., OBS_SIZE:] * limits
 
 
 def task_constants(scenario: Scenario) -> np.ndarray:
@@ -76,7 +105,8 @@ def task_constants(scenario: Scenario) -> np.ndarray:
 
 
 def reward_bounds(scenario: Scenario) -> tuple[float, float]:
-    """(min, max) of the per-step reward."""
+    """(min, max) of the per-step reward (an unsafe rate and a wheel saturation that ends
+    the episode cost ``reward_unsafe`` once, not twice)."""
     worst = scenario.reward_angle + scenario.reward_rate + scenario.reward_torque + scenario.reward_unsafe
     return -worst, scenario.reward_success
 
@@ -94,16 +124,32 @@ def _row3(a, i):
     return (a[i, 0], a[i, 1], a[i, 2])
 
 
+@jitable
+def _first_nonfinite(action):
+    """The first body whose action holds a NaN or an infinity, or -1."""
+    for i in range(action.shape[0]):
+        for k in range(action.shape[1]):
+            if not np.isfinite(action[i, k]):
+                return i
+    return -1
+
+
+@jitable
+def _hold_torque(tau, principal, params, i):
+    """Store body i's body-frame torque τ in principal axes as its held torque."""
+    tau = qrotate_inv(_row4(principal, i), tau)
+    params[i, torques.BODY], params[i, torques.BODY + 1], params[i, torques.BODY + 2] = tau
+
+
 @njit(cache=True, error_model="numpy")
 def _apply_action(action, max_torque, principal, params, clipped):
-    """τ_body = clip(a, -1, 1) ⊙ τ_max, stored in principal axes as the held body torque.
+    """Ideal torquers, no realism options: τ_body = clip(a, -1, 1) ⊙ τ_max, held.
 
     Returns the first body whose action is not finite (then nothing is written), or -1.
     """
-    for i in range(action.shape[0]):
-        for k in range(3):
-            if not np.isfinite(action[i, k]):
-                return i
+    bad = _first_nonfinite(action)
+    if bad >= 0:
+        return bad
     for i in range(action.shape[0]):
         a = (
             min(max(action[i, 0], -1.0), 1.0),
@@ -111,9 +157,46 @@ def _apply_action(action, max_torque, principal, params, clipped):
             min(max(action[i, 2], -1.0), 1.0),
         )
         clipped[i, 0], clipped[i, 1], clipped[i, 2] = a
-        tau = qrotate_inv(_row4(principal, i), vec.mul(a, _row3(max_torque, i)))
-        params[i, torques.BODY], params[i, torques.BODY + 1], params[i, torques.BODY + 2] = tau
+        _hold_torque(vec.mul(a, _row3(max_torque, i)), principal, params, i)
     return -1
+
+
+@njit(cache=True, error_model="numpy")
+def _clip_actions(action, clipped):
+    """clip(a, -1, 1) into ``clipped``; returns the first body whose action is not
+    finite (then nothing is written), or -1."""
+    bad = _first_nonfinite(action)
+    if bad >= 0:
+        return bad
+    for i in range(action.shape[0]):
+        for k in range(action.shape[1]):
+            clipped[i, k] = min(max(action[i, k], -1.0), 1.0)
+    return -1
+
+
+@njit(cache=True, error_model="numpy")
+def _load_torques(commands, wheel_momenta, axes, sign, principal, disturbance, params, wheels):
+    """Held body torque τ = sign · A u + d (body frame) of actuator torques u (N, n)
+    about the columns of ``axes`` A (3, n), plus disturbances d (N, 3); with ``wheels``
+    also the wheel momentum h = A h_w and its rate A u of the torque model. Per body, in
+    a fixed order of operations (a matrix product's summation order depends on the batch
+    size, and row i of a batch must repeat a single env bit for bit)."""
+    for i in range(commands.shape[0]):
+        b = _row4(principal, i)
+        tau = _row3(disturbance, i)
+        h = hdot = (0.0, 0.0, 0.0)
+        for k in range(commands.shape[1]):
+            axis = (axes[0, k], axes[1, k], axes[2, k])
+            tau = vec.axpy(sign * commands[i, k], axis, tau)
+            if wheels:
+                h = vec.axpy(wheel_momenta[i, k], axis, h)
+                hdot = vec.axpy(commands[i, k], axis, hdot)
+        _hold_torque(tau, principal, params, i)
+        if wheels:
+            h, hdot = qrotate_inv(b, h), qrotate_inv(b, hdot)
+            params[i, torques.WHEEL_H], params[i, torques.WHEEL_H + 1], params[i, torques.WHEEL_H + 2] = h
+            w = torques.WHEEL_HDOT
+            params[i, w], params[i, w + 1], params[i, w + 2] = hdot
 
 
 @jitable
@@ -165,12 +248,16 @@ def _assess(state, action, constants, rows, stepped, steps, hold, limits, half, 
     hold_steps, max_steps = limits[0], limits[1]
     # Products with reciprocals: a division per body costs more than the rest.
     inv_max_rate, inv_pi, to_degrees = 1.0 / max_rate, 1.0 / np.pi, 180.0 / np.pi
+    inv_actions = 1.0 / action.shape[1]
     for i in rows:
         angle = 2.0 * half[_HALF_ANGLE, i]
         rate = vec.norm((state[i, 4], state[i, 5], state[i, 6]))  # |ω| is the same in any frame
         success = angle <= tol_angle and rate <= tol_rate
         unsafe = rate > max_rate
-        effort = (action[i, 0] ** 2 + action[i, 1] ** 2 + action[i, 2] ** 2) * (1.0 / 3.0)
+        effort = 0.0
+        for k in range(action.shape[1]):
+            effort += action[i, k] ** 2
+        effort *= inv_actions
         penalty = (
             constants[3] * angle * inv_pi
             + constants[4] * min(rate * inv_max_rate, 1.0)
@@ -193,35 +280,59 @@ def _assess(state, action, constants, rows, stepped, steps, hold, limits, half, 
 # ----------------------------------------------------------------------- the batch
 
 
-# Uniform variates per episode start: 8 become 8 standard normals (target, attitude or
-# axis) by the Box–Muller transform, 4 stay uniform on [0, 1) (angle, rates).
+# Uniform variates per episode start, one generator call per body. Every scenario draws
+# 12: 8 become standard normals by Box–Muller (target, attitude or axis), 4 stay uniform
+# (angle, rates). A realistic scenario draws 24 more: 12 normals (rate bias, direction of
+# the constant disturbance, initial random-walk torque, axis of the inertia turn) and 12
+# uniforms (noise key, orbit phase, inertia scales, turn angle, torque-limit scales,
+# start-range scales), whether or not each option uses its own.
 NORMALS, UNIFORMS = 8, 4
+BASE_VARIATES = NORMALS + UNIFORMS
+REALISM_VARIATES = 24
+_BIAS, _CONSTANT, _WALK, _TURN_AXIS = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12)
+_KEY, _PHASE, _INERTIA, _TURN_ANGLE = 12, 13, slice(14, 17), 17
+_TORQUE, _START_ANGLE, _START_RATE = slice(18, 22), 22, 23
+# Standard normals per body and step of the counter-based stream: actuator noise (up
+# to 4 wheels), attitude noise, rate noise, random-walk disturbance.
+_STEP_NORMALS = 14
+_ACT, _ATT, _RATE, _DIST = slice(0, 4), slice(4, 7), slice(7, 10), slice(10, 13)
 
 
-def draw_variates(rng: np.random.Generator) -> np.ndarray:
+def draw_variates(rng: np.random.Generator, realistic: bool = False) -> np.ndarray:
     """One body's variates for an episode start: a single call to its generator (cheap
     when thousands of bodies restart together), the same draws in the same order (so
     seeded runs repeat and row i of a batch repeats a single env)."""
-    return rng.random(NORMALS + UNIFORMS)
+    return rng.random(BASE_VARIATES + (REALISM_VARIATES if realistic else 0))
 
 
-def _normals(u: np.ndarray) -> np.ndarray:
-    """Box–Muller: (R, 2k) uniforms on [0, 1) → (R, 2k) independent standard normals."""
-    radius = np.sqrt(-2.0 * np.log1p(-u[:, 0::2]))  # 1 − u ∈ (0, 1]: finite logarithm
-    phase = 2.0 * np.pi * u[:, 1::2]
-    return np.concatenate([radius * np.cos(phase), radius * np.sin(phase)], axis=-1)
+def realism_variates(variates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(R, 12) standard normals and (R, 24) uniforms of the realism block (normals at
+    the slices ``_BIAS`` …, uniforms at ``_KEY`` …, indexed in the second array)."""
+    extra = variates[:, BASE_VARIATES:]
+    return box_muller(extra[:, :12]), extra
 
 
 def start_states(scenario: Scenario, variates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Attitudes (R, 4), body rates (R, 3) and targets (R, 4) from variates (R, 12) of
-    :func:`draw_variates`.
+    """Attitudes (R, 4), body rates (R, 3) and targets (R, 4) from variates (R, 12 or 36)
+    of :func:`draw_variates`.
 
     Target: uniform on SO(3) (a normalised 4-D normal) or fixed. Attitude: uniform, or
     the target turned by an angle uniform in [0, ``start_max_angle_deg``] about a uniform
     axis, or fixed. Rates: ``start_rate`` + uniform in ±``start_rate_spread`` per axis.
+    With ``randomize_start`` the angle bound and the rate spread are themselves scaled
+    by 1 ± that fraction per episode (the angle bound at most 180°).
     """
     rows = variates.shape[0]
-    g, u = _normals(variates[:, :NORMALS]), variates[:, NORMALS:]
+    g, u = box_muller(variates[:, :NORMALS]), variates[:, NORMALS:BASE_VARIATES]
+    max_angle, rate_spread = np.radians(scenario.start_max_angle_deg), scenario.start_rate_spread
+    if scenario.randomize_start:
+        extra = realism_variates(variates)[1]
+        max_angle = np.minimum(
+            np.pi, randomization.spread(max_angle, scenario.randomize_start, extra[:, _START_ANGLE])
+        )
+        rate_spread = randomization.spread(rate_spread, scenario.randomize_start, extra[:, _START_RATE])[
+            :, None
+        ]
     if isinstance(scenario.target_attitude, str):
         target = g[:, 0:4] / np.linalg.norm(g[:, 0:4], axis=-1, keepdims=True)
     else:
@@ -230,12 +341,11 @@ def start_states(scenario: Scenario, variates: np.ndarray) -> tuple[np.ndarray, 
         q = g[:, 4:8] / np.linalg.norm(g[:, 4:8], axis=-1, keepdims=True)
     elif isinstance(scenario.start_attitude, str):
         axis = g[:, 4:7] / np.linalg.norm(g[:, 4:7], axis=-1, keepdims=True)
-        angle = np.radians(scenario.start_max_angle_deg) * u[:, 0:1]
+        angle = (max_angle * u[:, 0])[:, None]
         q = quat.multiply(target, quat.from_rotvec(angle * axis))
     else:
         q = np.tile(scenario.start_attitude, (rows, 1))
-    spread = scenario.start_rate_spread
-    omega = np.asarray(scenario.start_rate) + spread * (2.0 * u[:, 1:4] - 1.0)
+    omega = np.asarray(scenario.start_rate) + rate_spread * (2.0 * u[:, 1:4] - 1.0)
     return q, omega, target
 
 
@@ -247,9 +357,20 @@ def _option(options: dict, key: str, kind: str) -> np.ndarray | None:
     return validation.vectors(options[key], f"options[{key!r}]", 3).reshape(3)
 
 
+def _info(pointing_error_deg, rate, success, wheels: tuple[np.ndarray, Any] | None = None) -> dict[str, Any]:
+    info = {"pointing_error_deg": float(pointing_error_deg), "rate": float(rate), "is_success": bool(success)}
+    if wheels is not None:
+        info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
+    return info
+
+
 @dataclass
 class StepResult:
-    """One batched step: arrays over the bodies (copies, safe to keep)."""
+    """One batched step: arrays over the bodies (copies, safe to keep).
+
+    ``wheel_momentum`` (N, n) N·m·s and ``wheel_saturated`` (N,) are empty (n = 0) and
+    false without reaction wheels.
+    """
 
     obs: np.ndarray
     reward: np.ndarray
@@ -258,18 +379,25 @@ class StepResult:
     pointing_error_deg: np.ndarray
     rate: np.ndarray
     is_success: np.ndarray
+    wheel_momentum: np.ndarray
+    wheel_saturated: np.ndarray
 
-    @classmethod
-    def of(cls, obs: np.ndarray, out: np.ndarray) -> StepResult:
-        return cls(
-            obs=obs.copy(),
-            reward=out[:, REWARD].copy(),
-            terminated=out[:, TERMINATED] > 0.5,
-            truncated=out[:, TRUNCATED] > 0.5,
-            pointing_error_deg=out[:, POINTING_DEG].copy(),
-            rate=out[:, RATE].copy(),
-            is_success=out[:, SUCCESS] > 0.5,
-        )
+    def info(self, i: int) -> dict[str, Any]:
+        """Env i's ``info`` dict (wheel entries only with wheels)."""
+        wheels = (self.wheel_momentum[i], self.wheel_saturated[i]) if self.wheel_momentum.shape[1] else None
+        return _info(self.pointing_error_deg[i], self.rate[i], self.is_success[i], wheels)
+
+    def info_arrays(self) -> dict[str, np.ndarray]:
+        """The same entries as arrays over the envs (Gymnasium's vector ``info``)."""
+        arrays = {
+            "pointing_error_deg": self.pointing_error_deg,
+            "rate": self.rate,
+            "is_success": self.is_success,
+        }
+        if self.wheel_momentum.shape[1]:
+            arrays["wheel_momentum"] = self.wheel_momentum
+            arrays["wheel_saturated"] = self.wheel_saturated
+        return arrays
 
 
 class AttitudeBatch:
@@ -296,28 +424,56 @@ class AttitudeBatch:
         self.method = integrators.get(scenario.integrator)
         self.opts = self.method.pack_options(integrator_options or {})
         self.constants = task_constants(scenario)
+        self.actuators = Actuators.of(scenario)
         moments, principal, _ = principal_frame(scenario.inertia)
-        n = self.num_bodies
-        self.moments = np.ascontiguousarray(np.broadcast_to(moments, (n, 3)))
-        self.principal = np.ascontiguousarray(
-            np.broadcast_to(quat.identity() if principal is None else principal, (n, 4))
-        )
-        self.max_torque = np.ascontiguousarray(np.broadcast_to(scenario.max_torque, (n, 3)))
+        self._nominal = (moments, quat.identity() if principal is None else principal)
+        n, m = self.num_bodies, self.actuators.count
+        # per-body copies (domain randomisation writes rows)
+        self.moments = np.tile(moments, (n, 1))
+        self.principal = np.tile(self._nominal[1], (n, 1))
+        self.max_torque = np.tile(self.actuators.max_torque, (n, 1))
         self.loads = torques.Loads(np.zeros((n, torques.SIZE)))
         self.state = np.zeros((n, STATE_SIZE))
         self.target = np.tile(quat.identity(), (n, 1))
         self.steps = np.zeros(n, dtype=np.int64)
         self.hold = np.zeros(n, dtype=np.int64)
         self.rngs: list[np.random.Generator] = []
-        self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
         self.out = np.zeros((n, TRUNCATED + 1))
-        self._clipped = np.zeros((n, 3))
-        self._principal_axes = principal is None
+        self.wheel_momentum = np.zeros((n, m if scenario.wheels else 0))
+        self.wheel_saturated = np.zeros(n, dtype=bool)
+        self._clipped = np.zeros((n, m))
+        self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
         self._half = np.zeros((3, n))  # component-major: numpy's arctan2 is SIMD (and the
         # same for every batch size) only on contiguous rows
         self._all = np.arange(n)
         self._limits = np.array([scenario.success_hold_steps, max_episode_steps or 0], dtype=np.int64)
         self._traj, self._stats = self.method.buffers(n, 1, record=False)
+        self._realistic, self._wheels = scenario.realistic, scenario.wheels
+        if self._realistic:
+            self._init_realism()
+
+    def _init_realism(self) -> None:
+        s, n = self.scenario, self.num_bodies
+        self._commands = np.zeros_like(self._clipped)  # actuator torques applied, N·m
+        self._axes = np.ascontiguousarray(self.actuators.axes)
+        self._disturbance = np.zeros((n, 3))  # held disturbance torque, body frame, N·m
+        self._keys = np.zeros(n, dtype=np.uint64)
+        self._bias = np.zeros((n, 3))  # rate-sensor bias, body frame, rad/s
+        self._constant = np.zeros((n, 3))  # constant disturbance, body frame, N·m
+        self._walk = np.zeros((n, 3))  # random-walk disturbance, body frame, N·m
+        self._phase = np.zeros(n)  # orbit phase at the episode start, rad
+        self._pending = np.zeros_like(self._clipped)  # the delayed action
+        self._noisy_sensors = bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias)
+        self._step_noise = bool(s.actuator_noise or s.disturbance_random_walk or self._noisy_sensors)
+        self._scratch_obs = np.zeros_like(self.obs)
+        self._scratch_half = np.zeros_like(self._half)
+        if s.gravity_gradient:
+            self._mean_motion = mean_motion(s.orbit_altitude)
+            p = self.loads.params
+            p[:, torques.GG_RATE] = 3.0 * self._mean_motion**2
+            p[:, torques.GG_MOTION] = self._mean_motion
+            p[:, torques.GG_MOMENTS : torques.GG_MOMENTS + 3] = self.moments
 
     def reset_rows(self, rows: Sequence[int] | np.ndarray, options: dict | None = None) -> None:
         """Draw new episodes for ``rows`` from their generators (``self.rngs``).
@@ -338,11 +494,14 @@ class AttitudeBatch:
             _option(options, "target", "quaternion"),
         )
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        variates = np.array([draw_variates(self.rngs[i]) for i in rows]).reshape(rows.size, -1)
+        realistic = self._realistic
+        variates = np.array([draw_variates(self.rngs[i], realistic) for i in rows]).reshape(rows.size, -1)
         q, omega, target = start_states(self.scenario, variates)
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
                 where[:] = value
+        if realistic:
+            self._reset_realism(rows, variates)
         b = self.principal[rows]
         self.state[rows] = 0.0
         self.state[rows, 0:4] = quat.multiply(q, b)
@@ -351,6 +510,37 @@ class AttitudeBatch:
         self.steps[rows] = 0
         self.hold[rows] = 0
 
+    def _reset_realism(self, rows: np.ndarray, variates: np.ndarray) -> None:
+        """Per-episode draws of the realism options for ``rows``: the body itself (domain
+        randomisation), wheel momenta (zero), sensor bias, disturbances, orbit phase."""
+        s = self.scenario
+        g, u = realism_variates(variates)
+        moments, principal = self._nominal
+        if s.randomize_inertia:
+            self.moments[rows] = randomization.scaled_moments(moments, s.randomize_inertia, u[:, _INERTIA])
+        if s.randomize_inertia_rotation_deg:
+            turn = np.radians(s.randomize_inertia_rotation_deg)
+            self.principal[rows] = randomization.turned_axes(
+                principal, turn, g[:, _TURN_AXIS], u[:, _TURN_ANGLE]
+            )
+        if s.randomize_torque:
+            m = self.actuators.count
+            self.max_torque[rows] = randomization.spread(
+                self.actuators.max_torque, s.randomize_torque, u[:, _TORQUE][:, :m]
+            )
+        self._keys[rows] = keys_of(u[:, _KEY])
+        self._bias[rows] = s.rate_bias * g[:, _BIAS]
+        direction = g[:, _CONSTANT] / np.linalg.norm(g[:, _CONSTANT], axis=-1, keepdims=True)
+        self._constant[rows] = s.disturbance_constant * direction
+        self._walk[rows] = s.disturbance_random_walk * g[:, _WALK]  # from its stationary law
+        self._phase[rows] = 2.0 * np.pi * u[:, _PHASE]
+        self._pending[rows] = 0.0
+        self.wheel_momentum[rows] = 0.0
+        self.wheel_saturated[rows] = False
+        self.loads.params[rows, torques.GG_MOMENTS : torques.GG_MOMENTS + 3] = (
+            self.moments[rows] if s.gravity_gradient else 0.0
+        )
+
     def observe(self) -> None:
         """Compute the observation and outputs of the current state of every body (not
         advanced) into :attr:`obs` and :attr:`out`."""
@@ -358,16 +548,23 @@ class AttitudeBatch:
         self._evaluate(self._all, stepped=False)
 
     def step(self, action: np.ndarray) -> None:
-        """Apply ``action`` ((N, 3), clipped to [-1, 1]) for one control period; the
-        results land in :attr:`obs` (N, 7) and :attr:`out` (N, 6, columns ``REWARD`` ...).
+        """Apply ``action`` ((N, n), clipped to [-1, 1]) for one control period; the
+        results land in :attr:`obs` (N, 7 + wheels) and :attr:`out` (N, 6, columns
+        ``REWARD`` ...).
 
         Raises:
             ValueError: if an action is NaN or infinite (nothing is advanced).
         """
-        action = np.asarray(action).reshape(self.num_bodies, 3)
-        bad = _apply_action(action, self.max_torque, self.principal, self.loads.params, self._clipped)
+        action = np.asarray(action).reshape(self._clipped.shape)
+        if self._realistic:
+            bad = _clip_actions(action, self._clipped)
+        else:
+            bad = _apply_action(action, self.max_torque, self.principal, self.loads.params, self._clipped)
         if bad >= 0:
             raise ValueError(f"action must be finite, got {action[bad].tolist()}")
+        if self._realistic:
+            noise = self._noise()
+            self._load_realistic(noise)
         s = self.scenario
         self.method.run(
             self.state,
@@ -382,7 +579,56 @@ class AttitudeBatch:
             self._traj,
             self._stats,
         )
+        if self._realistic:
+            self._advance_realism(noise)
         self._evaluate(self._all, stepped=True)
+
+    def _noise(self) -> np.ndarray | None:
+        """This step's standard normals (N, ``_STEP_NORMALS``) of every body's stream, at
+        its episode step count (None when no option needs them)."""
+        if not self._step_noise:
+            return None
+        return counter_normals(self._keys, self.steps, _STEP_NORMALS)
+
+    def _load_realistic(self, noise: np.ndarray | None) -> None:
+        """Actuator torques after delay, noise and wheel momentum limits; the held
+        disturbance; the wheel momentum and orbit phase of the torque model."""
+        s, act = self.scenario, self.actuators
+        action = self._clipped
+        if s.actuation_delay:
+            action, self._pending = self._pending, action.copy()
+        commands = action * self.max_torque
+        if s.actuator_noise:
+            noisy = commands * (1.0 + s.actuator_noise * noise[:, _ACT][:, : act.count])
+            commands = np.clip(noisy, -self.max_torque, self.max_torque)
+        self._commands[:] = act.limit_by_momentum(commands, self.wheel_momentum, s.dt)
+        np.add(self._constant, self._walk, out=self._disturbance)
+        p = self.loads.params
+        _load_torques(
+            self._commands,
+            self.wheel_momentum,
+            self._axes,
+            act.sign,
+            self.principal,
+            self._disturbance,
+            p,
+            self._wheels,
+        )
+        if s.gravity_gradient:
+            p[:, torques.GG_PHASE] = self._phase + self._mean_motion * s.dt * self.steps
+
+    def _advance_realism(self, noise: np.ndarray | None) -> None:
+        """Wheel momenta and random-walk torque at the end of the control period."""
+        s = self.scenario
+        if s.wheels:
+            limit = self.actuators.max_momentum
+            # the clip only removes round-off: the commands were cut to stay within it
+            np.clip(self.wheel_momentum + self._commands * s.dt, -limit, limit, out=self.wheel_momentum)
+            self.wheel_saturated[:] = np.any(np.abs(self.wheel_momentum) >= limit * (1.0 - 1e-9), axis=-1)
+        if s.disturbance_random_walk:
+            self._walk[:] = ornstein_uhlenbeck(
+                self._walk, s.disturbance_random_walk, s.disturbance_correlation_time, s.dt, noise[:, _DIST]
+            )
 
     def restart(self, rows: np.ndarray, options: dict | None = None) -> None:
         """Reset ``rows`` and recompute their observations and outputs (rewards and flags
@@ -395,24 +641,49 @@ class AttitudeBatch:
 
     def result(self) -> StepResult:
         """The last step's arrays, copied."""
-        return StepResult.of(self.obs, self.out)
+        out = self.out
+        return StepResult(
+            obs=self.obs.copy(),
+            reward=out[:, REWARD].copy(),
+            terminated=out[:, TERMINATED] > 0.5,
+            truncated=out[:, TRUNCATED] > 0.5,
+            pointing_error_deg=out[:, POINTING_DEG].copy(),
+            rate=out[:, RATE].copy(),
+            is_success=out[:, SUCCESS] > 0.5,
+            wheel_momentum=self.wheel_momentum.copy(),
+            wheel_saturated=self.wheel_saturated.copy(),
+        )
 
     def _evaluate(self, rows: np.ndarray, stepped: bool) -> None:
         """Observation, reward and flags of ``rows``. The pointing angle is computed by
         numpy between two kernels: its arctan2 runs vectorised, four times faster than
-        the scalar one a kernel calls."""
-        principal_axes = self._principal_axes
-        half = self._half
-        _observe(
-            self.state,
-            self.principal,
-            principal_axes,
-            self.target,
-            self.scenario.max_rate,
-            rows,
-            self.obs,
-            half,
-        )
+        the scalar one a kernel calls. With sensor noise the observation comes from a
+        perturbed copy of the state; the reward and flags always from the true state."""
+        principal_axes, half, max_rate = self._principal_axes, self._half, self.scenario.max_rate
+        if self._realistic and self._noisy_sensors:
+            sensed = self._sensed_state(self.steps + stepped)  # the count after this step
+            _observe(
+                sensed,
+                self.principal,
+                principal_axes,
+                self.target,
+                max_rate,
+                rows,
+                self.obs,
+                self._scratch_half,
+            )
+            _observe(
+                self.state,
+                self.principal,
+                principal_axes,
+                self.target,
+                max_rate,
+                rows,
+                self._scratch_obs,
+                half,
+            )
+        else:
+            _observe(self.state, self.principal, principal_axes, self.target, max_rate, rows, self.obs, half)
         np.arctan2(half[_SIN_HALF], half[_COS_HALF], out=half[_HALF_ANGLE])
         _assess(
             self.state,
@@ -426,6 +697,48 @@ class AttitudeBatch:
             half,
             self.out,
         )
+        if self._wheels:
+            self._assess_wheels(rows, stepped)
+
+    def _sensed_state(self, counters: np.ndarray) -> np.ndarray:
+        """The state as the sensors report it at episode steps ``counters`` (N,): attitude
+        turned by a small random body rotation (per-axis std ``attitude_noise_deg``),
+        rates plus bias and white noise; in principal axes, as the kernels read it
+        (B* v B for a body-frame vector v)."""
+        s = self.scenario
+        noise = counter_normals(self._keys, counters, _STEP_NORMALS)
+        b = self.principal
+        turn = quat.rotate_inverse(b, np.radians(s.attitude_noise_deg) * noise[:, _ATT])
+        rate_error = quat.rotate_inverse(b, self._bias + s.rate_noise * noise[:, _RATE])
+        sensed = self.state.copy()
+        sensed[:, 0:4] = quat.multiply(self.state[:, 0:4], quat.from_rotvec(turn))
+        sensed[:, 4:7] += rate_error
+        return sensed
+
+    def _assess_wheels(self, rows: np.ndarray, stepped: bool) -> None:
+        """Wheel momenta h_w / h_max in the observation; with
+        ``wheel_terminate_on_saturation`` a saturated wheel ends the episode as unsafe."""
+        limit = self.actuators.max_momentum
+        self.obs[rows, OBS_SIZE:] = self.wheel_momentum[rows] / limit
+        if not (stepped and self.scenario.wheel_terminate_on_saturation):
+            return
+        out = self.out
+        hit = self.wheel_saturated[rows] & (out[rows, TERMINATED] < 0.5)
+        out[rows, REWARD] -= self.scenario.reward_unsafe * hit
+        out[rows, TERMINATED] += hit
+        out[rows, TRUNCATED] *= ~hit
+
+    def info(self, i: int) -> dict[str, Any]:
+        """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""
+        out = self.out[i]
+        wheels = (self.wheel_momentum[i], self.wheel_saturated[i]) if self._wheels else None
+        return _info(out[POINTING_DEG], out[RATE], out[SUCCESS] > 0.5, wheels)
+
+    def inertia(self) -> np.ndarray:
+        """(N, 3, 3) body-frame inertia tensors J = B diag(m) Bᵀ of this episode's bodies
+        (the scenario's, unless domain randomisation re-drew them), kg·m²."""
+        b = quat.to_matrix(self.principal)
+        return np.einsum("nij,nj,nkj->nik", b, self.moments, b)
 
     def body_state(self) -> tuple[np.ndarray, np.ndarray]:
         """(N, 4) attitudes and (N, 3) body rates in each body's own frame."""

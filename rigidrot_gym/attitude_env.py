@@ -9,17 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from rigidrot_gym import scenario as scenario_module
-from rigidrot_gym.attitude_core import (
-    OBS_HIGH,
-    OBS_LOW,
-    POINTING_DEG,
-    RATE,
-    REWARD,
-    SUCCESS,
-    TERMINATED,
-    AttitudeBatch,
-    reward_bounds,
-)
+from rigidrot_gym.attitude_core import REWARD, TERMINATED, AttitudeBatch, observation_bounds, reward_bounds
 from rigidrot_gym.scenario import Scenario
 
 
@@ -92,6 +82,15 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     | 1   | torque, body y  | -1  | 1   |
     | 2   | torque, body z  | -1  | 1   |
 
+    With reaction wheels (``wheel_layout`` ``"orthogonal"``: 3 wheels on the body axes,
+    ``"pyramid"``: 4 wheels at 54.7° from body z, 90° apart) the action is
+    ``Box(-1, 1, (n,))``: each wheel's motor torque u as a fraction of
+    ``wheel_max_torque``. The motors spin the wheels up (ḣ_w = u) and turn the body the
+    other way (τ = −A u, A the (3, n) spin axes); the wheels' momentum h = A h_w enters
+    Euler's equations, J ω̇ = τ_ext − A u − ω × (Jω + h), in the same integrator. A
+    wheel at ``wheel_max_momentum`` (its top speed) can only slow down: its torque is cut
+    to keep |h_w| ≤ h_max.
+
     ## Observation Space
 
     ``Box((7,), float32)``: the attitude error and the body rates.
@@ -101,9 +100,15 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     | 0   | error quaternion δq = q_target⁻¹ ⊗ q, w       | 0   | 1   |
     | 1-3 | error quaternion, x, y, z                     | -1  | 1   |
     | 4-6 | body rates ω / ``max_rate`` (clipped to ±1)    | -1  | 1   |
+    | 7-  | wheels only: momenta h_w / ``wheel_max_momentum`` | -1  | 1   |
 
     δq takes the sign with w ≥ 0 (the short way round); the pointing error is
     θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π].
+
+    Sensor noise (off by default) perturbs what is observed, never the reward: the
+    attitude is turned by a small random body rotation with per-axis standard deviation
+    ``attitude_noise_deg`` (a star tracker), and the rates get white noise of std
+    ``rate_noise`` plus a bias drawn per episode with std ``rate_bias`` (a gyro), rad/s.
 
     ## Rewards
 
@@ -116,7 +121,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     [−(w_θ + w_ω + w_u + w_x), w_s].
 
     ``info`` carries ``pointing_error_deg`` (θ in degrees), ``rate`` (|ω|, rad/s) and
-    ``is_success`` (the stable-baselines3 convention).
+    ``is_success`` (the stable-baselines3 convention), all of the true state; with
+    wheels also ``wheel_momentum`` ((n,), N·m·s) and ``wheel_saturated`` (a wheel at its
+    momentum limit).
 
     ## Starting State
 
@@ -124,12 +131,37 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     SO(3), or fixed), the attitude (uniform, within ``start_max_angle_deg`` of the
     target, or fixed) and the body rates (``start_rate`` plus a uniform ±
     ``start_rate_spread`` per axis, rad/s). ``reset(options={"attitude": q, "rate": ω,
-    "target": q_t})`` fixes any of them.
+    "target": q_t})`` fixes any of them. The wheels start at rest.
+
+    Domain randomisation (off by default) re-draws the body at every reset: each
+    principal moment within ±``randomize_inertia`` (drawn back towards the nominal body
+    as far as the triangle inequality needs, so the tensor stays physical), the principal
+    axes turned by up to ``randomize_inertia_rotation_deg`` (products of inertia), each
+    torque limit within ±``randomize_torque``, and the start ranges
+    (``start_max_angle_deg``, ``start_rate_spread``) scaled within ±``randomize_start``.
+    The ``inertia`` property gives the episode's true tensor.
+
+    Disturbances (off by default), in the body frame: a constant torque of magnitude
+    ``disturbance_constant`` (N·m) in a direction drawn per episode; an
+    Ornstein–Uhlenbeck torque of per-axis std ``disturbance_random_walk`` (N·m) and
+    correlation time ``disturbance_correlation_time`` (s), both held over each control
+    period; and, with ``gravity_gradient``, the torque 3n² r̂ × (J r̂) of a circular
+    orbit ``orbit_altitude`` (m) above the Earth (orbit normal = world z, phase drawn per
+    episode), evaluated at every integrator stage. Actuators: ``actuator_noise`` is the
+    relative std of a multiplicative error on each torque (then clipped to the limit);
+    ``actuation_delay`` applies each action one control period late (the first period
+    applies zero).
+
+    All draws come from ``self.np_random``: the per-episode ones at reset, the per-step
+    noise from a counter-based stream keyed at reset (so a vector env's rows repeat
+    single envs).
 
     ## Episode End
 
     * Termination: |ω| exceeds the scenario's ``max_rate`` (rad/s); or, if
-      ``success_hold_steps`` > 0, success held for that many consecutive steps.
+      ``success_hold_steps`` > 0, success held for that many consecutive steps; or, with
+      ``wheel_terminate_on_saturation``, a wheel reaches its momentum limit (rewarded as
+      unsafe, −w_x, once).
     * Truncation: ``max_episode_steps`` control steps (set at registration).
 
     ## Arguments
@@ -146,7 +178,11 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
       torque; ``integrator_options`` passes its options (e.g. ``{"tol": 1e-12}``).
     * ``dt`` (control period, s), ``substeps`` (integration steps per period) and any
       other scenario field by its flat name (``max_torque``, ``inertia``,
-      ``pointing_tolerance_deg``, ...; see ``rigidrot_gym.scenario.FIELDS``).
+      ``pointing_tolerance_deg``, ...; see ``rigidrot_gym.scenario.FIELDS``), the
+      realism options above included (``wheel_layout="pyramid"``, ``rate_noise=1e-4``,
+      ``gravity_gradient=True``, ...). The wheel term −ω × h depends on ω, which makes
+      the splitting methods ``strang`` and ``yoshida4`` first order; with wheels use
+      ``rk4``, ``rkmk4`` (order 4) or ``nielsen_krenk`` (order 2).
     * ``render_mode``: ``"rgb_array"`` (a (H, W, 3) uint8 frame from PyBullet's
       TinyRenderer, no display needed) or ``"human"`` (a PyBullet GUI window; needs a
       display). The body is drawn as the ellipsoid of its inertia with its axes, the
@@ -176,8 +212,8 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ):
         configure(self, scenario, overrides, render_mode, render_options)
         self.batch = AttitudeBatch(self.scenario, 1, integrator_options=integrator_options)
-        self.action_space = spaces.Box(-1.0, 1.0, (3,), dtype=np.float32)
-        self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.action_space = spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32)
+        self.observation_space = spaces.Box(*observation_bounds(self.scenario), dtype=np.float32)
         self.reward_range = reward_bounds(self.scenario)
         self._ready = False
 
@@ -219,12 +255,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         super().close()
 
     def _info(self) -> dict[str, Any]:
-        out = self.batch.out[0]
-        return {
-            "pointing_error_deg": float(out[POINTING_DEG]),
-            "rate": float(out[RATE]),
-            "is_success": bool(out[SUCCESS]),
-        }
+        return self.batch.info(0)
 
     @property
     def attitude(self) -> np.ndarray:
@@ -235,6 +266,18 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     def body_rates(self) -> np.ndarray:
         """(3,) current body rates, rad/s."""
         return self.batch.body_state()[1][0]
+
+    @property
+    def inertia(self) -> np.ndarray:
+        """(3, 3) body-frame inertia tensor of this episode's body, kg·m² (the scenario's,
+        unless ``randomize_inertia`` or ``randomize_inertia_rotation_deg`` re-drew it)."""
+        return self.batch.inertia()[0]
+
+    @property
+    def wheel_momentum(self) -> np.ndarray:
+        """(n,) momenta of the reaction wheels about their spin axes, N·m·s (empty
+        without wheels)."""
+        return self.batch.wheel_momentum[0].copy()
 
     @property
     def target(self) -> np.ndarray:

@@ -10,7 +10,7 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from rigidrot_gym.attitude_core import OBS_HIGH, OBS_LOW, AttitudeBatch, StepResult
+from rigidrot_gym.attitude_core import AttitudeBatch, StepResult, observation_bounds
 from rigidrot_gym.attitude_env import close_renderer, configure, renderer_of
 from rigidrot_gym.scenario import Scenario
 
@@ -36,7 +36,8 @@ class AttitudeVectorEnv(VectorEnv):
     first observation with reward 0 and both flags false, ignoring that row's action.
 
     ``info`` holds arrays over the envs: ``pointing_error_deg``, ``rate``, ``is_success``
-    (with Gymnasium's ``_key`` masks, all true).
+    and, with reaction wheels, ``wheel_momentum`` and ``wheel_saturated`` (with
+    Gymnasium's ``_key`` masks, all true).
 
     Rendering (``[render]`` extra): ``"rgb_array"`` returns one frame per env (Gymnasium's
     vector convention, which its vector ``RecordVideo`` tiles into a grid; each frame
@@ -63,9 +64,9 @@ class AttitudeVectorEnv(VectorEnv):
         limit = self.scenario.max_episode_steps if max_episode_steps is None else max_episode_steps
         self.batch = AttitudeBatch(self.scenario, num_envs, limit, integrator_options)
         self.num_envs = self.batch.num_bodies
-        self.single_action_space = spaces.Box(-1.0, 1.0, (3,), dtype=np.float32)
+        self.single_action_space = spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.single_observation_space = spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32)
+        self.single_observation_space = spaces.Box(*observation_bounds(self.scenario), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=bool)
         self._ready = False
@@ -84,8 +85,8 @@ class AttitudeVectorEnv(VectorEnv):
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions)
-        if actions.shape != (self.num_envs, 3):
-            raise ValueError(f"actions must have shape ({self.num_envs}, 3), got shape {actions.shape}")
+        if actions.shape != self.action_space.shape:
+            raise ValueError(f"actions must have shape {self.action_space.shape}, got shape {actions.shape}")
         self.batch.step(actions)
         rows = np.flatnonzero(self._autoreset)
         if rows.size:
@@ -118,11 +119,7 @@ class AttitudeVectorEnv(VectorEnv):
 
     def _info(self, result: StepResult) -> dict[str, np.ndarray]:
         present = np.ones(self.num_envs, dtype=bool)
-        return {
-            "pointing_error_deg": result.pointing_error_deg,
-            "_pointing_error_deg": present,
-            "rate": result.rate,
-            "_rate": present,
-            "is_success": result.is_success,
-            "_is_success": present,
-        }
+        info: dict[str, np.ndarray] = {}
+        for key, value in result.info_arrays().items():
+            info[key], info[f"_{key}"] = value, present
+        return info

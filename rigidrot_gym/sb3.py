@@ -20,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
-from rigidrot_gym.attitude_core import OBS_HIGH, OBS_LOW, AttitudeBatch
+from rigidrot_gym.attitude_core import AttitudeBatch, observation_bounds
 from rigidrot_gym.attitude_env import resolve_scenario
 from rigidrot_gym.scenario import Scenario
 
@@ -50,8 +50,8 @@ class AttitudeSB3VecEnv(VecEnv):
         self.render_mode = None
         super().__init__(
             self.batch.num_bodies,
-            spaces.Box(OBS_LOW, OBS_HIGH, dtype=np.float32),
-            spaces.Box(-1.0, 1.0, (3,), dtype=np.float32),
+            spaces.Box(*observation_bounds(self.scenario), dtype=np.float32),
+            spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32),
         )
         self.batch.rngs = [seeding.np_random()[0] for _ in range(self.num_envs)]
         self._actions: np.ndarray | None = None
@@ -68,7 +68,7 @@ class AttitudeSB3VecEnv(VecEnv):
         self._reset_options()
         self.batch.observe()
         result = self.batch.result()
-        self.reset_infos = [self._info(result, i) for i in range(self.num_envs)]
+        self.reset_infos = [result.info(i) for i in range(self.num_envs)]
         return result.obs
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -77,11 +77,11 @@ class AttitudeSB3VecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         if self._actions is None:
             raise RuntimeError("call step_async() before step_wait()")
-        self.batch.step(self._actions.reshape(self.num_envs, 3))
+        self.batch.step(self._actions.reshape(self.num_envs, -1))
         self._actions = None
         result = self.batch.result()
         dones = result.terminated | result.truncated
-        infos = [self._info(result, i) for i in range(self.num_envs)]
+        infos = [result.info(i) for i in range(self.num_envs)]
         for i, info in enumerate(infos):
             info["TimeLimit.truncated"] = bool(result.truncated[i])  # never set when terminated
         rows = np.flatnonzero(dones)
@@ -93,16 +93,8 @@ class AttitudeSB3VecEnv(VecEnv):
             fresh = self.batch.result()
             obs[rows] = fresh.obs[rows]
             for i in rows:
-                self.reset_infos[i] = self._info(fresh, i)
+                self.reset_infos[i] = fresh.info(i)
         return obs, result.reward.astype(np.float32), dones, infos
-
-    @staticmethod
-    def _info(result, i: int) -> dict[str, Any]:
-        return {
-            "pointing_error_deg": float(result.pointing_error_deg[i]),
-            "rate": float(result.rate[i]),
-            "is_success": bool(result.is_success[i]),
-        }
 
     def close(self) -> None:
         """Nothing to release: the batch holds only arrays."""

@@ -46,6 +46,36 @@ One file per scenario in the top-level ``envs/`` folder (shipped inside the pack
     success = 1.0
     unsafe = 10.0
 
+Realism options, all off by default:
+
+    [actuator]
+    noise = 0.0              # relative std of a multiplicative noise on each torque
+    delay = false            # apply each action one control period late
+
+    [wheels]                 # reaction wheels instead of ideal torques
+    layout = "none"          # "none", "orthogonal" (3 wheels) or "pyramid" (4 wheels)
+    max_torque = 0.01        # per wheel, N·m (actions are wheel torques)
+    max_momentum = 0.05      # per wheel, N·m·s (the speed limit)
+    terminate_on_saturation = false
+
+    [disturbance]
+    constant = 0.0           # |τ| of a constant body torque in a random direction, N·m
+    random_walk = 0.0        # std of a slowly varying (Ornstein–Uhlenbeck) body torque, N·m
+    correlation_time = 300.0 # of that torque, s
+    gravity_gradient = false # circular orbit about the Earth, orbit normal = world z
+    orbit_altitude = 500e3   # m
+
+    [sensors]
+    attitude_noise_deg = 0.0 # per-axis std of a small random rotation of the observed attitude
+    rate_noise = 0.0         # white noise on the observed body rates, rad/s
+    rate_bias = 0.0          # std of a per-episode constant bias on them, rad/s
+
+    [randomization]          # re-drawn at every reset
+    inertia = 0.0            # each principal moment × (1 ± this), within the triangle inequality
+    inertia_rotation_deg = 0.0  # principal axes turned by up to this: products of inertia
+    torque = 0.0             # each torque limit × (1 ± this)
+    start = 0.0              # start rate spread and start angle × (1 ± this)
+
 Every field is checked; an error names the file and the field. Keyword arguments of
 the environment override fields by their flat names (``dt=0.1``, ``max_torque=[...]``,
 ``integrator="nielsen_krenk"``; see :data:`FIELDS`).
@@ -113,7 +143,36 @@ class Scenario:
     reward_torque: float
     reward_success: float
     reward_unsafe: float
+    actuator_noise: float
+    actuation_delay: bool
+    wheel_layout: str
+    wheel_max_torque: float
+    wheel_max_momentum: float
+    wheel_terminate_on_saturation: bool
+    disturbance_constant: float
+    disturbance_random_walk: float
+    disturbance_correlation_time: float
+    gravity_gradient: bool
+    orbit_altitude: float
+    attitude_noise_deg: float
+    rate_noise: float
+    rate_bias: float
+    randomize_inertia: float
+    randomize_inertia_rotation_deg: float
+    randomize_torque: float
+    randomize_start: float
     source: str = "<keywords>"
+
+    @property
+    def wheels(self) -> bool:
+        """Reaction wheels rather than ideal torques."""
+        return self.wheel_layout != "none"
+
+    @property
+    def realistic(self) -> bool:
+        """Any realism option on: actuator noise or delay, wheels, disturbances, sensor
+        noise or domain randomisation."""
+        return self.wheels or any(getattr(self, name) for name in _REALISM_SWITCHES)
 
     def with_overrides(self, **overrides) -> Scenario:
         """A copy with fields replaced by keyword (flat names of :data:`FIELDS`)."""
@@ -201,6 +260,29 @@ def _integrator(value, where: str) -> str:
     return value
 
 
+def _flag(value, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(where, "true or false", value)
+    return value
+
+
+def _fraction(value, where: str) -> float:
+    """A relative amount in [0, 1)."""
+    value = _number(value, where, minimum=0.0)
+    if value >= 1.0:
+        raise _fail(where, "a fraction in [0, 1)", value)
+    return value
+
+
+def _choice(choices: tuple[str, ...]):
+    def convert(value, where: str) -> str:
+        if value not in choices:
+            raise _fail(where, f"one of {list(choices)}", value)
+        return value
+
+    return convert
+
+
 def _text(value, where: str) -> str:
     if not isinstance(value, str):
         raise _fail(where, "a string", value)
@@ -230,7 +312,40 @@ FIELDS = {
     "reward_torque": ("reward.torque", _non_negative),
     "reward_success": ("reward.success", _non_negative),
     "reward_unsafe": ("reward.unsafe", _non_negative),
+    "actuator_noise": ("actuator.noise", _fraction),
+    "actuation_delay": ("actuator.delay", _flag),
+    "wheel_layout": ("wheels.layout", _choice(("none", "orthogonal", "pyramid"))),
+    "wheel_max_torque": ("wheels.max_torque", _positive),  # N·m
+    "wheel_max_momentum": ("wheels.max_momentum", _positive),  # N·m·s
+    "wheel_terminate_on_saturation": ("wheels.terminate_on_saturation", _flag),
+    "disturbance_constant": ("disturbance.constant", _non_negative),  # N·m
+    "disturbance_random_walk": ("disturbance.random_walk", _non_negative),  # N·m
+    "disturbance_correlation_time": ("disturbance.correlation_time", _positive),  # s
+    "gravity_gradient": ("disturbance.gravity_gradient", _flag),
+    "orbit_altitude": ("disturbance.orbit_altitude", _positive),  # m
+    "attitude_noise_deg": ("sensors.attitude_noise_deg", _non_negative),  # deg
+    "rate_noise": ("sensors.rate_noise", _non_negative),  # rad/s
+    "rate_bias": ("sensors.rate_bias", _non_negative),  # rad/s
+    "randomize_inertia": ("randomization.inertia", _fraction),
+    "randomize_inertia_rotation_deg": ("randomization.inertia_rotation_deg", _non_negative),  # deg
+    "randomize_torque": ("randomization.torque", _fraction),
+    "randomize_start": ("randomization.start", _fraction),
 }
+# The realism options that are off when zero or false (the rest are their parameters).
+_REALISM_SWITCHES = (
+    "actuator_noise",
+    "actuation_delay",
+    "disturbance_constant",
+    "disturbance_random_walk",
+    "gravity_gradient",
+    "attitude_noise_deg",
+    "rate_noise",
+    "rate_bias",
+    "randomize_inertia",
+    "randomize_inertia_rotation_deg",
+    "randomize_torque",
+    "randomize_start",
+)
 DEFAULTS = {
     "description": "",
     "start_max_angle_deg": 180.0,
@@ -242,6 +357,24 @@ DEFAULTS = {
     "reward_torque": 0.01,
     "reward_success": 1.0,
     "reward_unsafe": 10.0,
+    "actuator_noise": 0.0,
+    "actuation_delay": False,
+    "wheel_layout": "none",
+    "wheel_max_torque": 0.01,
+    "wheel_max_momentum": 0.05,
+    "wheel_terminate_on_saturation": False,
+    "disturbance_constant": 0.0,
+    "disturbance_random_walk": 0.0,
+    "disturbance_correlation_time": 300.0,
+    "gravity_gradient": False,
+    "orbit_altitude": 500e3,
+    "attitude_noise_deg": 0.0,
+    "rate_noise": 0.0,
+    "rate_bias": 0.0,
+    "randomize_inertia": 0.0,
+    "randomize_inertia_rotation_deg": 0.0,
+    "randomize_torque": 0.0,
+    "randomize_start": 0.0,
 }
 
 

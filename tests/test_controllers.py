@@ -47,7 +47,8 @@ def closed_loop(controller: Controller, inertia, q0, omega0, duration: float, dt
     def torque(t, q, omega):
         error = quat.multiply(quat.conjugate(target), q).reshape(-1, 4)
         error = np.where(error[:, :1] < 0.0, -error, error)
-        return controller.torque(error, np.reshape(omega, (-1, 3))).reshape(np.shape(omega))
+        w = np.reshape(omega, (-1, 3))
+        return controller.torque(error, w, np.zeros_like(w)).reshape(np.shape(omega))
 
     return propagate(q0, omega0, inertia, dt, round(duration / dt), "rk4", torque)
 
@@ -179,7 +180,7 @@ def test_pd_torque_by_hand():
     # −Kp δq_v = (−0.2, 0, 0), −Kd ω = (0, −0.6, −1.8), ω × Ĵω = (0.1·0.6 − 0.2·0.2, 0, 0).
     pd = PD([1.0, 2.0, 3.0], 2.0, 3.0, NO_LIMIT, MAX_RATE)
     error = np.array([[np.sqrt(0.99), 0.1, 0.0, 0.0]])
-    u = pd.torque(error, np.array([[0.0, 0.1, 0.2]]))
+    u = pd.torque(error, np.array([[0.0, 0.1, 0.2]]), np.zeros((1, 3)))
     np.testing.assert_allclose(u, [[-0.18, -0.6, -1.8]], rtol=1e-14)
 
 
@@ -337,7 +338,7 @@ def test_predict_single_observation_saturates_by_hand():
 
 
 def make_all(inertia=(0.08, 0.10, 0.05), max_torque=(0.01, 0.01, 0.01), max_rate=1.5) -> list[Controller]:
-    limits = {"max_torque": max_torque, "max_rate": max_rate}
+    limits = {"actuators": max_torque, "max_rate": max_rate}
     return [
         QuaternionFeedback(inertia, 0.5, 1.0, **limits),
         PD(inertia, 0.5, 1.0, **limits),
@@ -396,7 +397,7 @@ def test_controller_succeeds_in_the_env(case):
 
 # ----------------------------------------------------------------------- bad input
 
-LIMITS = {"max_torque": NO_LIMIT, "max_rate": MAX_RATE}
+LIMITS = {"actuators": NO_LIMIT, "max_rate": MAX_RATE}
 
 
 @pytest.mark.parametrize(
@@ -418,7 +419,7 @@ LIMITS = {"max_torque": NO_LIMIT, "max_rate": MAX_RATE}
         (lambda: SlidingMode(J_EST, 0.05, 0.001, "big", **LIMITS), "reaching_gain"),
         (lambda: RateDamping(J_EST, np.inf, **LIMITS), "damping"),
         (lambda: RateDamping([1.0, 2.0], 1.0, **LIMITS), "inertia"),
-        (lambda: RateDamping(J_EST, 1.0, max_torque=[1.0, 0.0, 1.0], max_rate=1.0), "max_torque"),
+        (lambda: RateDamping(J_EST, 1.0, actuators=[1.0, 0.0, 1.0], max_rate=1.0), "max_torque"),
     ],
 )
 def test_bad_input_raises_naming_the_argument(build, name):

@@ -10,6 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pybullet
 import pytest
+from gymnasium.utils.passive_env_checker import env_render_passive_checker
 
 import rigidrot_gym
 
@@ -18,10 +19,11 @@ import rigidrot_gym
 def test_rgb_array_frames(env_id):
     env = gym.make(env_id, render_mode="rgb_array", render_options={"width": 160, "height": 120})
     env.reset(seed=0)
+    env_render_passive_checker(env)
     first = env.render()
     assert first.shape == (120, 160, 3) and first.dtype == np.uint8
     for _ in range(10):
-        env.step(np.ones(3, dtype=np.float32))
+        env.step(np.ones(env.action_space.shape, dtype=np.float32))
     assert not np.array_equal(env.render(), first)  # the body turned
     env.close()
 

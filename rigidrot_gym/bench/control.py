@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from rigidrot_gym.actuators import Actuators
 from rigidrot_gym.attitude_vector_env import AttitudeVectorEnv
 from rigidrot_gym.scenario import Scenario, find
 
@@ -78,6 +79,7 @@ def run_episodes(
         overrides["integrator"] = integrator
     env = AttitudeVectorEnv(num_envs=len(seeds), scenario=base, **overrides)
     s = env.scenario
+    actuators = Actuators.of(s)
     obs, info = env.reset(seed=list(seeds))
     n = len(seeds)
     running = np.ones(n, dtype=bool)
@@ -88,7 +90,8 @@ def run_episodes(
     step = 0
     while running.any():
         action, _ = policy.predict(obs, deterministic=True)
-        torque = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * s.max_torque
+        commands = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * actuators.max_torque
+        torque = actuators.body_torque(commands)
         obs, _, terminated, truncated, info = env.step(action)
         step += 1
         t = step * s.dt

@@ -9,7 +9,7 @@ The gain minimises ∫ (xᵀ Q x + uᵀ R u) dt with Q = diag(a I, b I), R = r I
 K = R⁻¹ Bᵀ P, P from the continuous algebraic Riccati equation
 Aᵀ P + P A − P B R⁻¹ Bᵀ P + Q = 0 (scipy.linalg.solve_continuous_are), and
 
-    u = −K x  (+ ω × (Ĵ ω), the gyroscopic compensation, on by default)
+    u = −K x  (+ ω × (Ĵ ω + h), the gyroscopic compensation, on by default)
 
 The compensation makes the nonlinear rate dynamics match the linear model's ω̇ = Ĵ⁻¹ u
 when Ĵ = J. For a diagonal Ĵ the Riccati equation decouples into 2 × 2 blocks with the
@@ -70,15 +70,15 @@ def diagonal_gains(
 
 
 class LQR(Controller):
-    """u = −K [δq_v; ω] (+ ω × (Ĵ ω)), K from the Riccati equation of the linearisation.
+    """u = −K [δq_v; ω] (+ ω × (Ĵ ω + h)), K from the Riccati equation of the linearisation.
 
     Args:
         inertia: the estimate Ĵ: (3,) principal moments or (3, 3) tensor, kg·m².
         attitude_weight: a, the weight of |q_v|² (positive).
         rate_weight: b, the weight of |ω|², s² (non-negative).
         control_weight: r, the weight of |u|², 1/(N·m)² (positive).
-        max_torque, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
-        gyroscopic_compensation: add ω × (Ĵ ω) (default on), so that the rate dynamics are
+        actuators, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
+        gyroscopic_compensation: add ω × (Ĵ ω + h) (default on), so that the rate dynamics are
             the linear model's ω̇ = Ĵ⁻¹ u when Ĵ = J.
 
     Attributes:
@@ -91,11 +91,11 @@ class LQR(Controller):
         attitude_weight: float,
         rate_weight: float,
         control_weight: float,
-        max_torque,
+        actuators,
         max_rate: float,
         gyroscopic_compensation: bool = True,
     ):
-        super().__init__(max_torque, max_rate)
+        super().__init__(actuators, max_rate)
         _, _, self.inertia = principal_frame(inertia)
         a, b, r = _weights(attitude_weight, rate_weight, control_weight)
         a_mat, b_mat = linearisation(self.inertia)
@@ -122,6 +122,6 @@ class LQR(Controller):
             **cls.limits_of(scenario),
         )
 
-    def torque(self, error: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    def torque(self, error: np.ndarray, omega: np.ndarray, momentum: np.ndarray) -> np.ndarray:
         u = -error[:, 1:4] @ self.gain[:, :3].T - omega @ self.gain[:, 3:].T
-        return u + gyroscopic(omega, self.inertia) if self.gyroscopic_compensation else u
+        return u + gyroscopic(omega, self.inertia, momentum) if self.gyroscopic_compensation else u

@@ -1,6 +1,6 @@
 """PD attitude control with rate feedback and gyroscopic compensation.
 
-    u = −Kp δq_v − Kd ω + ω × (Ĵ ω),   Kp = kp Ĵ,  Kd = kd Ĵ
+    u = −Kp δq_v − Kd ω + ω × (Ĵ ω + h),   Kp = kp Ĵ,  Kd = kd Ĵ
 
 (shared notes, controllers.md; the law written there as −Kp sgn(δq0) δq_v: the error
 quaternions here have δq0 ≥ 0, so sgn(δq0) = 1 and drops out). With Ĵ = J the closed
@@ -22,7 +22,7 @@ from rigidrot_gym.controllers.quaternion_feedback import QuaternionFeedback
 
 
 class PD(QuaternionFeedback):
-    """u = −kp Ĵ δq_v − kd Ĵ ω + ω × (Ĵ ω).
+    """u = −kp Ĵ δq_v − kd Ĵ ω + ω × (Ĵ ω + h).
 
     Build it from (ωn, ζ) with the inherited :meth:`critically_damped` (``damping_ratio``
     sets ζ; kp = 2ωn², kd = 2ζωn) or :meth:`for_scenario`.
@@ -31,10 +31,10 @@ class PD(QuaternionFeedback):
         inertia: the estimate Ĵ: (3,) principal moments or (3, 3) tensor, kg·m².
         kp: attitude gain, 1/s² (positive).
         kd: rate gain, 1/s (positive).
-        max_torque, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
+        actuators, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
     """
 
-    def __init__(self, inertia, kp: float, kd: float, max_torque, max_rate: float):
+    def __init__(self, inertia, kp: float, kd: float, actuators, max_rate: float):
         self.kp = validation.scalar(kp, "kp", positive=True)
         self.kd = validation.scalar(kd, "kd", positive=True)
-        super().__init__(inertia, self.kp, self.kd, max_torque, max_rate)
+        super().__init__(inertia, self.kp, self.kd, actuators, max_rate)

@@ -23,11 +23,11 @@ class RateDamping(Controller):
         inertia: the estimate Ĵ: (3,) principal moments or (3, 3) tensor, kg·m² (used
             for a scalar ``damping`` only).
         damping: Kd, (3, 3) N·m·s, or a positive scalar kd (1/s) for Kd = kd Ĵ.
-        max_torque, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
+        actuators, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
     """
 
-    def __init__(self, inertia, damping, max_torque, max_rate: float):
-        super().__init__(max_torque, max_rate)
+    def __init__(self, inertia, damping, actuators, max_rate: float):
+        super().__init__(actuators, max_rate)
         _, _, self.inertia = principal_frame(inertia)
         self.damping = gain_matrix(damping, "damping", self.inertia)
 
@@ -36,5 +36,5 @@ class RateDamping(Controller):
         """On a scenario's own inertia and limits."""
         return cls(scenario.inertia, damping, **cls.limits_of(scenario))
 
-    def torque(self, error: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    def torque(self, error: np.ndarray, omega: np.ndarray, momentum: np.ndarray) -> np.ndarray:
         return -omega @ self.damping.T

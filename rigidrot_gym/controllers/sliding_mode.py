@@ -3,7 +3,7 @@ Attitude Determination and Control*, 2014, Ex. 7.3), here for a fixed target
 (ω_d = 0, ω̇_d = 0):
 
     s = ω + k sgn(δq0) δq_v
-    u = ω × (Ĵ ω) + Ĵ [(k/2)(−|δq0| ω − sgn(δq0) δq_v × ω) − G sat(s/ε)]
+    u = ω × (Ĵ ω + h) + Ĵ [(k/2)(−|δq0| ω − sgn(δq0) δq_v × ω) − G sat(s/ε)]
 
 sat is the component-wise saturation to [−1, 1]. With Ĵ = J the first two terms cancel
 the gyroscopic coupling and the drift of s: since δq̇_v = ½(δq0 ω + δq_v × ω),
@@ -40,23 +40,23 @@ class SlidingMode(Controller):
         slope: k, 1/s (positive): on the surface ω = −k sgn(δq0) δq_v.
         boundary_layer: ε, 1/s (positive): the width of the linear zone of sat(s/ε).
         reaching_gain: G, 1/s²: a (3, 3) matrix, or a positive scalar g for G = g I.
-        max_torque, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
+        actuators, max_rate: see :class:`~rigidrot_gym.controllers.base.Controller`.
     """
 
     def __init__(
-        self, inertia, slope: float, boundary_layer: float, reaching_gain, max_torque, max_rate: float
+        self, inertia, slope: float, boundary_layer: float, reaching_gain, actuators, max_rate: float
     ):
-        super().__init__(max_torque, max_rate)
+        super().__init__(actuators, max_rate)
         _, _, self.inertia = principal_frame(inertia)
         self.slope = validation.scalar(slope, "slope", positive=True)
         self.boundary_layer = validation.scalar(boundary_layer, "boundary_layer", positive=True)
         self.reaching_gain = gain_matrix(reaching_gain, "reaching_gain", np.eye(3))
 
     @classmethod
-    def published(cls, inertia, max_torque, max_rate: float) -> SlidingMode:
+    def published(cls, inertia, actuators, max_rate: float) -> SlidingMode:
         """The gains of Markley & Crassidis Ex. 7.3: k = 0.05, ε = 0.001, G = 0.005 I."""
         return cls(
-            inertia, PUBLISHED_SLOPE, PUBLISHED_BOUNDARY_LAYER, PUBLISHED_REACHING_GAIN, max_torque, max_rate
+            inertia, PUBLISHED_SLOPE, PUBLISHED_BOUNDARY_LAYER, PUBLISHED_REACHING_GAIN, actuators, max_rate
         )
 
     @classmethod
@@ -66,7 +66,7 @@ class SlidingMode(Controller):
         """On a scenario's own inertia and limits."""
         return cls(scenario.inertia, slope, boundary_layer, reaching_gain, **cls.limits_of(scenario))
 
-    def torque(self, error: np.ndarray, omega: np.ndarray) -> np.ndarray:
+    def torque(self, error: np.ndarray, omega: np.ndarray, momentum: np.ndarray) -> np.ndarray:
         q0, qv = error[:, 0:1], error[:, 1:4]
         # sgn(0) = +1, not 0: at exactly 180° either way round is the short one, and a zero
         # would drop the attitude term from s.
@@ -75,4 +75,4 @@ class SlidingMode(Controller):
         s = omega + k * sign * qv
         reach = np.clip(s / self.boundary_layer, -1.0, 1.0) @ self.reaching_gain.T
         accel = 0.5 * k * (-np.abs(q0) * omega - sign * np.cross(qv, omega)) - reach
-        return gyroscopic(omega, self.inertia) + accel @ self.inertia.T
+        return gyroscopic(omega, self.inertia, momentum) + accel @ self.inertia.T
