@@ -26,6 +26,11 @@ class Agent:
         self.normalizer = normalizer
         self.config = dict(config or {})
 
+    def for_scenario(self, scenario) -> Agent | None:
+        """This agent where ``scenario`` is the env it was trained on (by id), else None:
+        a policy sees one scenario's observations and actions only."""
+        return self if scenario.id == self.config.get("env") else None
+
     def predict(self, observation, state: Any = None, episode_start=None, deterministic: bool = True):
         obs = np.asarray(observation, dtype=np.float32)
         if self.normalizer is not None:

@@ -46,7 +46,8 @@ from rigidrot_gym.quaternion import qconj, qmul, qrotate, qrotate_inv
 from rigidrot_gym.scenario import Scenario
 from rigidrot_gym.variates import box_muller, counter_normals, keys_of
 
-# Observation: error quaternion (4), body rates (3), then one column per reaction wheel.
+# Observation: error quaternion (4) and body rates (3), then one column per reaction
+# wheel (its momentum), then, with an actuation delay, the action not yet applied.
 OBS_SIZE = 7
 # Order of the task constants in the array the compiled kernel reads.
 _CONSTANTS = (
@@ -62,8 +63,9 @@ _CONSTANTS = (
 
 
 def observation_size(scenario: Scenario) -> int:
-    """7, plus one column per reaction wheel."""
-    return OBS_SIZE + (Actuators.of(scenario).count if scenario.wheels else 0)
+    """7, plus one column per reaction wheel, plus the pending action with a delay."""
+    count = Actuators.of(scenario).count
+    return OBS_SIZE + (count if scenario.wheels else 0) + (count if scenario.actuation_delay else 0)
 
 
 def observation_bounds(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
@@ -78,15 +80,16 @@ def decode_observation(
     obs: np.ndarray, max_rate: float, max_momentum: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Error quaternions (..., 4), w ≥ 0, body rates (..., 3) in rad/s and wheel momenta
-    (..., n) in N·m·s from observations (..., 7 + n), n = ``len(max_momentum)`` (0 without
-    wheels). Rates beyond ``max_rate`` were clipped (the episode ends there); wheel
-    momenta never exceed their limits ``max_momentum``."""
+    (..., n) in N·m·s from observations (..., 7 + n [+ pending action]), n =
+    ``len(max_momentum)`` (0 without wheels). Rates beyond ``max_rate`` were clipped (the
+    episode ends there); wheel momenta never exceed their limits ``max_momentum``.
+    Columns after the wheels (the pending action of a delayed actuator) are not read."""
     obs = np.asarray(obs, dtype=np.float64)
     limits = np.zeros(0) if max_momentum is None else np.asarray(max_momentum, dtype=np.float64)
     size = OBS_SIZE + limits.size
-    if obs.shape[-1:] != (size,):
-        raise ValueError(f"observations must have shape (..., {size}), got shape {obs.shape}")
-    return obs[..., 0:4], obs[..., 4:7] * max_rate, obs[..., OBS_SIZE:] * limits
+    if obs.ndim == 0 or obs.shape[-1] < size:
+        raise ValueError(f"observations must have shape (..., {size} or more), got shape {obs.shape}")
+    return obs[..., 0:4], obs[..., 4:7] * max_rate, obs[..., OBS_SIZE:size] * limits
 
 
 def task_constants(scenario: Scenario) -> np.ndarray:
@@ -699,6 +702,8 @@ class AttitudeBatch:
         )
         if self._wheels:
             self._assess_wheels(rows, stepped)
+        if self._realistic and self.scenario.actuation_delay:
+            self.obs[rows, -self._pending.shape[1] :] = self._pending[rows]
 
     def _sensed_state(self, counters: np.ndarray) -> np.ndarray:
         """The state as the sensors report it at episode steps ``counters`` (N,): attitude
@@ -719,7 +724,7 @@ class AttitudeBatch:
         """Wheel momenta h_w / h_max in the observation; with
         ``wheel_terminate_on_saturation`` a saturated wheel ends the episode as unsafe."""
         limit = self.actuators.max_momentum
-        self.obs[rows, OBS_SIZE:] = self.wheel_momentum[rows] / limit
+        self.obs[rows, OBS_SIZE : OBS_SIZE + limit.size] = self.wheel_momentum[rows] / limit
         if not (stepped and self.scenario.wheel_terminate_on_saturation):
             return
         out = self.out

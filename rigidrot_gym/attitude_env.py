@@ -101,6 +101,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     | 1-3 | error quaternion, x, y, z                     | -1  | 1   |
     | 4-6 | body rates ω / ``max_rate`` (clipped to ±1)    | -1  | 1   |
     | 7-  | wheels only: momenta h_w / ``wheel_max_momentum`` | -1  | 1   |
+    | then | ``actuation_delay`` only: the action not yet applied | -1  | 1   |
 
     δq takes the sign with w ≥ 0 (the short way round); the pointing error is
     θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π].
@@ -150,7 +151,8 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     episode), evaluated at every integrator stage. Actuators: ``actuator_noise`` is the
     relative std of a multiplicative error on each torque (then clipped to the limit);
     ``actuation_delay`` applies each action one control period late (the first period
-    applies zero).
+    applies zero); the observation then ends with that pending action, which keeps the
+    state Markov.
 
     All draws come from ``self.np_random``: the per-episode ones at reset, the per-step
     noise from a counter-based stream keyed at reset (so a vector env's rows repeat

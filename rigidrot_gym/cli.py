@@ -88,20 +88,24 @@ def _bench_control(args: argparse.Namespace) -> None:
     from rigidrot_gym.controllers import CONTROLLERS
 
     policies = {}
-    for name in args.policies:
+    for name in args.policies or list(CONTROLLERS):
         if name in CONTROLLERS:
             policies[name] = CONTROLLERS[name]
         elif Path(name).is_dir():
             from rigidrot_gym import agents
 
             agent = agents.load(name)
-            policies[f"agent {Path(name).name}"] = lambda scenario, agent=agent: agent
+            policies[f"agent {Path(name).name}"] = lambda scenario, agent=agent: agent.for_scenario(scenario)
         else:
             raise ValueError(
                 f"policy {name!r} is neither a controller ({', '.join(CONTROLLERS)}) nor a run folder"
             )
     summaries, traces = control.benchmark(
-        policies, args.scenarios, args.integrators, seeds=range(args.seeds), scales=args.inertia_scales
+        policies,
+        args.scenarios or control.DEFAULT_SCENARIOS,
+        args.integrators or control.DEFAULT_INTEGRATORS,
+        seeds=range(args.seeds),
+        scales=args.inertia_scales or control.INERTIA_SCALES,
     )
     print(control.write(Path(args.out), summaries, traces))
     print(f"wrote {args.out}/control.md, control.csv, control.png")
@@ -134,16 +138,13 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     ctl.add_argument(
         "--policies",
         nargs="+",
-        default=["quaternion_feedback", "pd", "lqr", "sliding_mode", "rate_damping"],
-        help="controller names and/or training run folders",
-    )
-    ctl.add_argument("--scenarios", nargs="+", default=["RigidRot/Reorient-v0"])
-    ctl.add_argument(
-        "--integrators", nargs="+", default=["semi_implicit", "pybullet", "rk4", "nielsen_krenk"]
+        help="controller names and/or training run folders (default: every controller)",
     )
     ctl.add_argument(
-        "--inertia-scales", type=float, nargs="+", default=[1.0, 0.8, 1.2], help="true / estimate"
+        "--scenarios", nargs="+", help="scenario ids (default: Reorient-v0 and WheelReorient-v0)"
     )
+    ctl.add_argument("--integrators", nargs="+", help="default: semi_implicit, pybullet, rk4, nielsen_krenk")
+    ctl.add_argument("--inertia-scales", type=float, nargs="+", help="true / estimate (default: 1, 0.8, 1.2)")
     ctl.add_argument("--seeds", type=int, default=20, help="episodes per case")
     ctl.add_argument("--out", default="benchmarks/results/control", help="output folder")
     ctl.set_defaults(run=_bench_control)

@@ -12,7 +12,6 @@ intermediate axis) and the wall time per step. Plots: attitude error against tim
 
 from __future__ import annotations
 
-import csv
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 
 from rigidrot_gym import integrators
 from rigidrot_gym import quaternion as quat
+from rigidrot_gym.bench.report import write_results
 from rigidrot_gym.exact import torque_free
 from rigidrot_gym.inertia import principal_frame
 from rigidrot_gym.propagate import propagate
@@ -198,13 +198,7 @@ def plot(curves: dict, path: Path) -> None:
 
 def write(out_dir: Path, rows: list[Row], curves: dict) -> str:
     """``crosscheck.md``, ``crosscheck.csv`` and ``crosscheck.png`` into ``out_dir``; the table."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     table = format_table(rows)
-    (out_dir / "crosscheck.md").write_text(table + "\n")
-    with open(out_dir / "crosscheck.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(Row.__dataclass_fields__)
-        for r in rows:
-            writer.writerow(vars(r).values())
+    write_results(out_dir, "crosscheck", table, rows)
     plot(curves, out_dir / "crosscheck.png")
     return table

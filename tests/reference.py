@@ -13,6 +13,15 @@ from scipy.spatial.transform import Rotation
 
 TIGHT = {"rtol": 1e-13, "atol": 1e-13}
 
+# Reaction-wheel spin axes (columns, body frame) written out by hand: the pyramid's wheels
+# sit at arccos(1/√3) from body z, each axis (√(2/3) cos az, √(2/3) sin az, √(1/3)) for
+# az = 0°, 90°, 180°, 270°.
+_S, _C = np.sqrt(2.0 / 3.0), np.sqrt(1.0 / 3.0)
+WHEEL_AXES = {
+    "orthogonal": np.eye(3),
+    "pyramid": np.array([[_S, 0.0, -_S, 0.0], [0.0, _S, 0.0, -_S], [_C, _C, _C, _C]]),
+}
+
 
 def _qdot(q: np.ndarray, w: np.ndarray) -> np.ndarray:
     qw, qx, qy, qz = q

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
+import pytest
+from reference import WHEEL_AXES
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
+from rigidrot_gym.agents import Agent
 from rigidrot_gym.bench import control
 from rigidrot_gym.cli import main
 from rigidrot_gym.controllers import CONTROLLERS
 from rigidrot_gym.scenario import find
 
 
-def _plain_rollout(policy, seed):
+def _commanded_torque(scenario, action) -> np.ndarray:
+    """Body torque the action commands: a ⊙ τ_max, or −A (a ⊙ u_max) for wheels."""
+    action = np.clip(action, -1, 1)
+    if scenario.wheels:
+        return -WHEEL_AXES[scenario.wheel_layout] @ (action * scenario.wheel_max_torque)
+    return action * scenario.max_torque
+
+
+def _plain_rollout(policy, seed, env_id):
     """The same episode in a single env, measured by hand."""
-    env = gym.make("RigidRot/Reorient-v0")
+    env = gym.make(env_id)
     scenario = env.unwrapped.scenario
     obs, info = env.reset(seed=seed)
     effort, peak, t, inside = 0.0, info["rate"], 0.0, 0.0 if info["is_success"] else None
@@ -23,20 +34,21 @@ def _plain_rollout(policy, seed):
         action, _ = policy.predict(obs)
         obs, _, terminated, truncated, info = env.step(action)
         t += scenario.dt
-        effort += np.linalg.norm(np.clip(action, -1, 1) * scenario.max_torque) * scenario.dt
+        effort += np.linalg.norm(_commanded_torque(scenario, action)) * scenario.dt
         peak = max(peak, info["rate"])
         inside = (inside if inside is not None else t) if info["is_success"] else None
         done = terminated or truncated
     return info["is_success"], inside, info["pointing_error_deg"], effort, peak, t
 
 
-def test_episode_measurements_match_a_plain_rollout():
-    scenario = find("RigidRot/Reorient-v0")
+@pytest.mark.parametrize("env_id", ["RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0"])
+def test_episode_measurements_match_a_plain_rollout(env_id):
+    scenario = find(env_id)
     policy = CONTROLLERS["quaternion_feedback"](scenario)
     seeds = [3, 4, 5]
     episodes, trace = control.run_episodes(policy, scenario, seeds)
     for seed, episode in zip(seeds, episodes, strict=True):
-        success, settled, error, effort, peak, duration = _plain_rollout(policy, seed)
+        success, settled, error, effort, peak, duration = _plain_rollout(policy, seed, env_id)
         assert episode.success == success
         if success:
             assert np.isclose(episode.settling_time, settled)
@@ -68,6 +80,17 @@ def test_cli_writes_the_table(tmp_path, capsys):
         for line in text.splitlines()
         if line.startswith("| quaternion_feedback") or line.startswith("| lqr")
     ]
-    assert len(rows) == 4  # two policies × (rk4 at ×1, semi_implicit)
+    assert len(rows) == 8  # two policies × (rk4 at ×1, semi_implicit) × the two default scenarios
+    assert sum("WheelReorient-v0" in row for row in rows) == 4
     for name in ("control.md", "control.csv", "control.png"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+def test_an_agent_runs_only_on_the_scenario_it_was_trained_on():
+    agent = Agent(model=None, config={"env": "RigidRot/Reorient-v0"})
+    assert agent.for_scenario(find("RigidRot/Reorient-v0")) is agent
+    assert agent.for_scenario(find("RigidRot/WheelReorient-v0")) is None  # other spaces
+    summaries, _ = control.benchmark(
+        {"agent": agent.for_scenario}, ["RigidRot/WheelReorient-v0"], [], [0], [1.0]
+    )
+    assert summaries == []

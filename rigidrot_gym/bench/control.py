@@ -11,6 +11,10 @@ reports per episode:
   stayed inside until the end, s (successful episodes),
 * final pointing error (deg), control effort ∫|τ| dt (N·m·s), peak body rate (rad/s).
 
+Scenarios: ``Reorient-v0`` (ideal torquers, exact sensors) and ``WheelReorient-v0``
+(reaction-wheel pyramid, delay, noise, disturbances, randomised body), where the
+controllers allocate their torque over the wheels.
+
 Robustness: the true inertia is scaled by 0.8 and 1.2 while the controllers keep the
 nominal estimate. Cross-integrator view: the same policy on the game-engine step
 (``semi_implicit``), PyBullet, ``rk4`` and ``nielsen_krenk``.
@@ -18,7 +22,6 @@ nominal estimate. Cross-integrator view: the same policy on the game-engine step
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,9 +31,10 @@ import numpy as np
 
 from rigidrot_gym.actuators import Actuators
 from rigidrot_gym.attitude_vector_env import AttitudeVectorEnv
+from rigidrot_gym.bench.report import write_results
 from rigidrot_gym.scenario import Scenario, find
 
-DEFAULT_SCENARIOS = ("RigidRot/Reorient-v0",)
+DEFAULT_SCENARIOS = ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0")
 DEFAULT_INTEGRATORS = ("semi_implicit", "pybullet", "rk4", "nielsen_krenk")
 INERTIA_SCALES = (1.0, 0.8, 1.2)
 
@@ -142,13 +146,16 @@ def benchmark(
     seeds: Sequence[int] = tuple(range(20)),
     scales: Sequence[float] = INERTIA_SCALES,
 ) -> tuple[list[Summary], dict]:
-    """Every case: policies built per scenario by ``policies[name](scenario)``. The
-    robustness scales run on the scenario's own integrator; the integrators at scale 1."""
+    """Every case: policies built per scenario by ``policies[name](scenario)`` (None skips
+    the scenario: a trained agent runs only on its own). The robustness scales run on the
+    scenario's own integrator; the integrators at scale 1."""
     summaries, traces = [], {}
     for scenario_id in scenarios:
         scenario = find(scenario_id)
         for name, make in policies.items():
             policy = make(scenario)
+            if policy is None:
+                continue
             cases = [(scenario.integrator, scale) for scale in scales]
             cases += [(i, 1.0) for i in integrators if i != scenario.integrator]
             for integrator, scale in cases:
@@ -199,13 +206,7 @@ def plot(traces: dict, path: Path) -> None:
 
 def write(out_dir: Path, summaries: list[Summary], traces: dict) -> str:
     """``control.md``, ``control.csv`` and ``control.png`` into ``out_dir``; the table."""
-    out_dir.mkdir(parents=True, exist_ok=True)
     table = format_table(summaries)
-    (out_dir / "control.md").write_text(table + "\n")
-    with open(out_dir / "control.csv", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(Summary.__dataclass_fields__)
-        for s in summaries:
-            writer.writerow(vars(s).values())
+    write_results(out_dir, "control", table, summaries)
     plot(traces, out_dir / "control.png")
     return table
