@@ -17,9 +17,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rigidrot_gym.jit import jitable
 from rigidrot_gym.scenario import Scenario
 
 _PYRAMID_TILT = np.arccos(1.0 / np.sqrt(3.0))
+
+
+@jitable
+def limit_by_momentum(u, h, h_max, dt):
+    """Wheel torque u (N·m) cut so that the wheel, at momentum h (N·m·s), does not pass
+    its limit h_max within dt (s): h + u dt ∈ [−h_max, h_max] (a wheel at its top speed
+    can only slow down). Scalars or arrays."""
+    return np.minimum(np.maximum(u, (-h_max - h) / dt), (h_max - h) / dt)
 
 
 def wheel_axes(layout: str) -> np.ndarray:
@@ -88,16 +97,6 @@ class Actuators:
         """The actuator torques (..., n), N·m, of least norm that give the body torque
         (..., 3), N·m (exact when the axes span the body frame)."""
         return self.sign * np.asarray(torque) @ np.linalg.pinv(self.axes).T
-
-    def limit_by_momentum(self, commands: np.ndarray, wheel_momenta: np.ndarray, dt: float) -> np.ndarray:
-        """Wheel torques (..., n), N·m, cut so that no wheel passes its momentum limit
-        within ``dt`` (s): h_w + u dt ∈ [−h_max, h_max] (a wheel at its top speed can
-        only slow down). Torquers are returned unchanged."""
-        if not self.wheels:
-            return commands
-        return np.clip(
-            commands, (-self.max_momentum - wheel_momenta) / dt, (self.max_momentum - wheel_momenta) / dt
-        )
 
     def momentum(self, wheel_momenta: np.ndarray) -> np.ndarray:
         """Body-frame wheel momentum h = A h_w (..., 3) of wheel momenta (..., n), N·m·s."""

@@ -15,8 +15,8 @@ re-draws them per body at reset). Each step:
 2. the method advances every body by ``dt`` in ``substeps`` steps;
 3. a compiled kernel computes observation, reward, pointing error and flags.
 
-The realism options of a scenario (:attr:`Scenario.realistic`) add, vectorised over the
-bodies: a one-step actuation delay, actuator noise, wheel momentum and its limits,
+The realism options of a scenario (:attr:`Scenario.realistic`) add, in compiled kernels
+over the bodies: a one-step actuation delay, actuator noise, wheel momentum and its limits,
 constant and random-walk disturbances, the gravity gradient, sensor noise on the
 observation (the reward sees the truth) and domain randomisation.
 
@@ -37,12 +37,12 @@ from numba import njit
 from rigidrot_gym import integrators, randomization, torques, validation
 from rigidrot_gym import quaternion as quat
 from rigidrot_gym import vector as vec
-from rigidrot_gym.actuators import Actuators
+from rigidrot_gym.actuators import Actuators, limit_by_momentum
 from rigidrot_gym.disturbances import mean_motion, ornstein_uhlenbeck
 from rigidrot_gym.inertia import principal_frame
 from rigidrot_gym.integrators.base import STATE_SIZE
 from rigidrot_gym.jit import jitable, select
-from rigidrot_gym.quaternion import qconj, qmul, qrotate, qrotate_inv
+from rigidrot_gym.quaternion import qconj, qexp, qmul, qrotate, qrotate_inv
 from rigidrot_gym.scenario import Scenario
 from rigidrot_gym.variates import box_muller, counter_normals, keys_of
 
@@ -178,15 +178,43 @@ def _clip_actions(action, clipped):
 
 
 @njit(cache=True, error_model="numpy")
-def _load_torques(commands, wheel_momenta, axes, sign, principal, disturbance, params, wheels):
+def _actuate(
+    clipped, pending, delay, noise, keys, steps, max_torque, wheels, wheel_momenta, max_momentum, dt, commands
+):
+    """Actuator torques u (N, n), N·m, of the clipped actions a: with ``delay`` the
+    pending action acts and a waits in ``pending``; u = a ⊙ u_max, times (1 + σ ξ) with
+    actuator ``noise`` σ and clipped to the limit; wheel torques cut by the momentum limit
+    (:func:`limit_by_momentum`)."""
+    xi = (0.0, 0.0)
+    for i in range(clipped.shape[0]):
+        for k in range(clipped.shape[1]):
+            a = clipped[i, k]
+            if delay:
+                a, pending[i, k] = pending[i, k], a
+            u = a * max_torque[i, k]
+            if noise:
+                if k % 2 == 0:
+                    xi = counter_normals(keys[i], steps[i], _ACT + k // 2, _STEP_PAIRS)
+                u = u * (1.0 + noise * xi[k % 2])
+                u = min(max(u, -max_torque[i, k]), max_torque[i, k])
+            if wheels:
+                u = limit_by_momentum(u, wheel_momenta[i, k], max_momentum[k], dt)
+            commands[i, k] = u
+
+
+@njit(cache=True, error_model="numpy")
+def _load_torques(commands, wheel_momenta, axes, sign, principal, disturbances, phase, steps, params, wheels):
     """Held body torque τ = sign · A u + d (body frame) of actuator torques u (N, n)
-    about the columns of ``axes`` A (3, n), plus disturbances d (N, 3); with ``wheels``
-    also the wheel momentum h = A h_w and its rate A u of the torque model. Per body, in
-    a fixed order of operations (a matrix product's summation order depends on the batch
-    size, and row i of a batch must repeat a single env bit for bit)."""
+    about the columns of ``axes`` A (3, n), plus the disturbances d, the sum of
+    ``disturbances`` (2, N, 3); with ``wheels`` also the wheel momentum h = A h_w and its
+    rate A u of the torque model. ``phase`` (N,) and the phase advance per step (a
+    scalar, 0 without gravity gradient) give the orbit phase at step ``steps``. Per body,
+    in a fixed order of operations (a matrix product's summation order depends on the
+    batch size, and row i of a batch must repeat a single env bit for bit)."""
+    phase_start, phase_per_step = phase
     for i in range(commands.shape[0]):
         b = _row4(principal, i)
-        tau = _row3(disturbance, i)
+        tau = vec.add(_row3(disturbances[0], i), _row3(disturbances[1], i))
         h = hdot = (0.0, 0.0, 0.0)
         for k in range(commands.shape[1]):
             axis = (axes[0, k], axes[1, k], axes[2, k])
@@ -200,6 +228,76 @@ def _load_torques(commands, wheel_momenta, axes, sign, principal, disturbance, p
             params[i, torques.WHEEL_H], params[i, torques.WHEEL_H + 1], params[i, torques.WHEEL_H + 2] = h
             w = torques.WHEEL_HDOT
             params[i, w], params[i, w + 1], params[i, w + 2] = hdot
+        if phase_per_step:
+            params[i, torques.GG_PHASE] = phase_start[i] + phase_per_step * steps[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _advance_realism(
+    commands, dt, wheels, max_momentum, walk, keys, steps, wheel_momenta, saturated, walk_torque
+):
+    """End of a control period: wheel momenta h_w += u dt (clipped: the commands were cut
+    to stay within the limit, so the clip only removes round-off) and their saturation
+    flags; the random-walk disturbance (``walk``: σ, τ; σ = 0 for none) one step on."""
+    walk_std, correlation_time = walk
+    for i in range(commands.shape[0]):
+        if wheels:
+            hit = False
+            for k in range(commands.shape[1]):
+                limit = max_momentum[k]
+                h = min(max(wheel_momenta[i, k] + commands[i, k] * dt, -limit), limit)
+                wheel_momenta[i, k] = h
+                hit = hit or abs(h) >= limit * (1.0 - 1e-9)
+            saturated[i] = hit
+        if walk_std:
+            xy = counter_normals(keys[i], steps[i], _DIST, _STEP_PAIRS)
+            xi = (xy[0], xy[1], counter_normals(keys[i], steps[i], _DIST + 1, _STEP_PAIRS)[0])
+            for k in range(3):
+                walk_torque[i, k] = ornstein_uhlenbeck(
+                    walk_torque[i, k], walk_std, correlation_time, dt, xi[k]
+                )
+
+
+@njit(cache=True, error_model="numpy")
+def _sense(state, principal, keys, steps, after, noise, bias, rows, sensed):
+    """The state of the bodies ``rows`` as the sensors report it at episode step
+    ``steps + after``: attitude turned by a small random body rotation (per-axis std
+    ``noise[0]``, rad), rates plus ``bias`` and white noise (std ``noise[1]``, rad/s). In
+    principal axes, as the kernels read it (B* v B for a body-frame vector v)."""
+    attitude_std, rate_std = noise
+    for i in rows:
+        key, step = keys[i], steps[i] + after
+        p0 = counter_normals(key, step, _SENSORS, _STEP_PAIRS)
+        p1 = counter_normals(key, step, _SENSORS + 1, _STEP_PAIRS)
+        p2 = counter_normals(key, step, _SENSORS + 2, _STEP_PAIRS)
+        xi, eta = (p0[0], p0[1], p1[0]), (p1[1], p2[0], p2[1])
+        b = _row4(principal, i)
+        turn = qrotate_inv(b, vec.scale(attitude_std, xi))
+        rate_error = qrotate_inv(b, vec.axpy(rate_std, eta, _row3(bias, i)))
+        q = qmul(_row4(state, i), qexp(vec.scale(0.5, turn)))
+        w = vec.add((state[i, 4], state[i, 5], state[i, 6]), rate_error)
+        sensed[i, 0], sensed[i, 1], sensed[i, 2], sensed[i, 3] = q
+        sensed[i, 4], sensed[i, 5], sensed[i, 6] = w
+        for k in range(7, state.shape[1]):
+            sensed[i, k] = state[i, k]
+
+
+@njit(cache=True, error_model="numpy")
+def _observe_actuators(rows, wheel_momenta, max_momentum, pending, end_on_saturation, saturated, obs, out):
+    """Wheel momenta h_w / h_max (columns ``OBS_SIZE`` on) and the pending action (the
+    last columns) of the bodies ``rows`` in their observations; with
+    ``end_on_saturation`` (0, or the unsafe penalty), a saturated wheel ends the episode
+    as unsafe."""
+    wheels, delayed = wheel_momenta.shape[1], pending.shape[1]
+    first_pending = obs.shape[1] - delayed
+    for i in rows:
+        for k in range(wheels):
+            obs[i, OBS_SIZE + k] = wheel_momenta[i, k] / max_momentum[k]
+        for k in range(delayed):
+            obs[i, first_pending + k] = pending[i, k]
+        if end_on_saturation and saturated[i] and not out[i, TERMINATED]:
+            out[i, REWARD] -= end_on_saturation
+            out[i, TERMINATED], out[i, TRUNCATED] = 1.0, 0.0
 
 
 @jitable
@@ -295,10 +393,11 @@ REALISM_VARIATES = 24
 _BIAS, _CONSTANT, _WALK, _TURN_AXIS = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12)
 _KEY, _PHASE, _INERTIA, _TURN_ANGLE = 12, 13, slice(14, 17), 17
 _TORQUE, _START_ANGLE, _START_RATE = slice(18, 22), 22, 23
-# Standard normals per body and step of the counter-based stream: actuator noise (up
-# to 4 wheels), attitude noise, rate noise, random-walk disturbance.
-_STEP_NORMALS = 14
-_ACT, _ATT, _RATE, _DIST = slice(0, 4), slice(4, 7), slice(7, 10), slice(10, 13)
+# Pairs of standard normals per body and step of the counter-based stream, and the
+# first pair of each use: actuator noise (up to 4 wheels), sensors (attitude and rate
+# noise, 3 each), random-walk disturbance (3).
+_STEP_PAIRS = 7
+_ACT, _SENSORS, _DIST = 0, 2, 5
 
 
 def draw_variates(rng: np.random.Generator, realistic: bool = False) -> np.ndarray:
@@ -460,22 +559,27 @@ class AttitudeBatch:
         s, n = self.scenario, self.num_bodies
         self._commands = np.zeros_like(self._clipped)  # actuator torques applied, N·m
         self._axes = np.ascontiguousarray(self.actuators.axes)
-        self._disturbance = np.zeros((n, 3))  # held disturbance torque, body frame, N·m
         self._keys = np.zeros(n, dtype=np.uint64)
         self._bias = np.zeros((n, 3))  # rate-sensor bias, body frame, rad/s
-        self._constant = np.zeros((n, 3))  # constant disturbance, body frame, N·m
-        self._walk = np.zeros((n, 3))  # random-walk disturbance, body frame, N·m
-        self._phase = np.zeros(n)  # orbit phase at the episode start, rad
-        self._pending = np.zeros_like(self._clipped)  # the delayed action
+        # constant and random-walk disturbance torques, body frame, N·m
+        self._disturbances = np.zeros((2, n, 3))
+        self._constant, self._walk = self._disturbances
+        self._pending = np.zeros((n, self._clipped.shape[1] if s.actuation_delay else 0))  # delayed action
+        self._walk_law = np.array([s.disturbance_random_walk, s.disturbance_correlation_time])
+        self._sensor_noise = np.array([np.radians(s.attitude_noise_deg), s.rate_noise])
         self._noisy_sensors = bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias)
-        self._step_noise = bool(s.actuator_noise or s.disturbance_random_walk or self._noisy_sensors)
+        self._sensed = np.zeros_like(self.state)
         self._scratch_obs = np.zeros_like(self.obs)
         self._scratch_half = np.zeros_like(self._half)
+        self._end_on_saturation = s.reward_unsafe if s.wheel_terminate_on_saturation else 0.0
+        # orbit phase at the episode start (rad) and its advance per control period
+        self._phase = (np.zeros(n), 0.0)
         if s.gravity_gradient:
-            self._mean_motion = mean_motion(s.orbit_altitude)
+            motion = mean_motion(s.orbit_altitude)
+            self._phase = (self._phase[0], motion * s.dt)
             p = self.loads.params
-            p[:, torques.GG_RATE] = 3.0 * self._mean_motion**2
-            p[:, torques.GG_MOTION] = self._mean_motion
+            p[:, torques.GG_RATE] = 3.0 * motion**2
+            p[:, torques.GG_MOTION] = motion
             p[:, torques.GG_MOMENTS : torques.GG_MOMENTS + 3] = self.moments
 
     def reset_rows(self, rows: Sequence[int] | np.ndarray, options: dict | None = None) -> None:
@@ -536,7 +640,7 @@ class AttitudeBatch:
         direction = g[:, _CONSTANT] / np.linalg.norm(g[:, _CONSTANT], axis=-1, keepdims=True)
         self._constant[rows] = s.disturbance_constant * direction
         self._walk[rows] = s.disturbance_random_walk * g[:, _WALK]  # from its stationary law
-        self._phase[rows] = 2.0 * np.pi * u[:, _PHASE]
+        self._phase[0][rows] = 2.0 * np.pi * u[:, _PHASE]
         self._pending[rows] = 0.0
         self.wheel_momentum[rows] = 0.0
         self.wheel_saturated[rows] = False
@@ -566,8 +670,7 @@ class AttitudeBatch:
         if bad >= 0:
             raise ValueError(f"action must be finite, got {action[bad].tolist()}")
         if self._realistic:
-            noise = self._noise()
-            self._load_realistic(noise)
+            self._load_realistic()
         s = self.scenario
         self.method.run(
             self.state,
@@ -583,55 +686,50 @@ class AttitudeBatch:
             self._stats,
         )
         if self._realistic:
-            self._advance_realism(noise)
+            _advance_realism(
+                self._commands,
+                s.dt,
+                self._wheels,
+                self.actuators.max_momentum,
+                self._walk_law,
+                self._keys,
+                self.steps,
+                self.wheel_momentum,
+                self.wheel_saturated,
+                self._walk,
+            )
         self._evaluate(self._all, stepped=True)
 
-    def _noise(self) -> np.ndarray | None:
-        """This step's standard normals (N, ``_STEP_NORMALS``) of every body's stream, at
-        its episode step count (None when no option needs them)."""
-        if not self._step_noise:
-            return None
-        return counter_normals(self._keys, self.steps, _STEP_NORMALS)
-
-    def _load_realistic(self, noise: np.ndarray | None) -> None:
+    def _load_realistic(self) -> None:
         """Actuator torques after delay, noise and wheel momentum limits; the held
         disturbance; the wheel momentum and orbit phase of the torque model."""
-        s, act = self.scenario, self.actuators
-        action = self._clipped
-        if s.actuation_delay:
-            action, self._pending = self._pending, action.copy()
-        commands = action * self.max_torque
-        if s.actuator_noise:
-            noisy = commands * (1.0 + s.actuator_noise * noise[:, _ACT][:, : act.count])
-            commands = np.clip(noisy, -self.max_torque, self.max_torque)
-        self._commands[:] = act.limit_by_momentum(commands, self.wheel_momentum, s.dt)
-        np.add(self._constant, self._walk, out=self._disturbance)
-        p = self.loads.params
+        s = self.scenario
+        _actuate(
+            self._clipped,
+            self._pending,
+            s.actuation_delay,
+            s.actuator_noise,
+            self._keys,
+            self.steps,
+            self.max_torque,
+            self._wheels,
+            self.wheel_momentum,
+            self.actuators.max_momentum,
+            s.dt,
+            self._commands,
+        )
         _load_torques(
             self._commands,
             self.wheel_momentum,
             self._axes,
-            act.sign,
+            self.actuators.sign,
             self.principal,
-            self._disturbance,
-            p,
+            self._disturbances,
+            self._phase,
+            self.steps,
+            self.loads.params,
             self._wheels,
         )
-        if s.gravity_gradient:
-            p[:, torques.GG_PHASE] = self._phase + self._mean_motion * s.dt * self.steps
-
-    def _advance_realism(self, noise: np.ndarray | None) -> None:
-        """Wheel momenta and random-walk torque at the end of the control period."""
-        s = self.scenario
-        if s.wheels:
-            limit = self.actuators.max_momentum
-            # the clip only removes round-off: the commands were cut to stay within it
-            np.clip(self.wheel_momentum + self._commands * s.dt, -limit, limit, out=self.wheel_momentum)
-            self.wheel_saturated[:] = np.any(np.abs(self.wheel_momentum) >= limit * (1.0 - 1e-9), axis=-1)
-        if s.disturbance_random_walk:
-            self._walk[:] = ornstein_uhlenbeck(
-                self._walk, s.disturbance_random_walk, s.disturbance_correlation_time, s.dt, noise[:, _DIST]
-            )
 
     def restart(self, rows: np.ndarray, options: dict | None = None) -> None:
         """Reset ``rows`` and recompute their observations and outputs (rewards and flags
@@ -664,7 +762,19 @@ class AttitudeBatch:
         perturbed copy of the state; the reward and flags always from the true state."""
         principal_axes, half, max_rate = self._principal_axes, self._half, self.scenario.max_rate
         if self._realistic and self._noisy_sensors:
-            sensed = self._sensed_state(self.steps + stepped)  # the count after this step
+            after = 1 if stepped else 0  # the sensors read the state after this step
+            sensed = self._sensed
+            _sense(
+                self.state,
+                self.principal,
+                self._keys,
+                self.steps,
+                after,
+                self._sensor_noise,
+                self._bias,
+                rows,
+                sensed,
+            )
             _observe(
                 sensed,
                 self.principal,
@@ -700,38 +810,17 @@ class AttitudeBatch:
             half,
             self.out,
         )
-        if self._wheels:
-            self._assess_wheels(rows, stepped)
-        if self._realistic and self.scenario.actuation_delay:
-            self.obs[rows, -self._pending.shape[1] :] = self._pending[rows]
-
-    def _sensed_state(self, counters: np.ndarray) -> np.ndarray:
-        """The state as the sensors report it at episode steps ``counters`` (N,): attitude
-        turned by a small random body rotation (per-axis std ``attitude_noise_deg``),
-        rates plus bias and white noise; in principal axes, as the kernels read it
-        (B* v B for a body-frame vector v)."""
-        s = self.scenario
-        noise = counter_normals(self._keys, counters, _STEP_NORMALS)
-        b = self.principal
-        turn = quat.rotate_inverse(b, np.radians(s.attitude_noise_deg) * noise[:, _ATT])
-        rate_error = quat.rotate_inverse(b, self._bias + s.rate_noise * noise[:, _RATE])
-        sensed = self.state.copy()
-        sensed[:, 0:4] = quat.multiply(self.state[:, 0:4], quat.from_rotvec(turn))
-        sensed[:, 4:7] += rate_error
-        return sensed
-
-    def _assess_wheels(self, rows: np.ndarray, stepped: bool) -> None:
-        """Wheel momenta h_w / h_max in the observation; with
-        ``wheel_terminate_on_saturation`` a saturated wheel ends the episode as unsafe."""
-        limit = self.actuators.max_momentum
-        self.obs[rows, OBS_SIZE : OBS_SIZE + limit.size] = self.wheel_momentum[rows] / limit
-        if not (stepped and self.scenario.wheel_terminate_on_saturation):
-            return
-        out = self.out
-        hit = self.wheel_saturated[rows] & (out[rows, TERMINATED] < 0.5)
-        out[rows, REWARD] -= self.scenario.reward_unsafe * hit
-        out[rows, TERMINATED] += hit
-        out[rows, TRUNCATED] *= ~hit
+        if self._realistic:
+            _observe_actuators(
+                rows,
+                self.wheel_momentum,
+                self.actuators.max_momentum,
+                self._pending,
+                self._end_on_saturation if stepped else 0.0,
+                self.wheel_saturated,
+                self.obs,
+                self.out,
+            )
 
     def info(self, i: int) -> dict[str, Any]:
         """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""

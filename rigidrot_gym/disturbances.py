@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym import validation
+from rigidrot_gym.jit import jitable
 
 MU_EARTH = 3.986004418e14  # gravitational parameter GM of the Earth, m³/s² (WGS-84)
 R_EARTH = 6378137.0  # equatorial radius of the Earth, m (WGS-84)
@@ -21,11 +22,10 @@ def mean_motion(altitude: float) -> float:
     return float(np.sqrt(MU_EARTH / (R_EARTH + altitude) ** 3))
 
 
-def ornstein_uhlenbeck(
-    torque: np.ndarray, std: float, correlation_time: float, dt: float, normals: np.ndarray
-) -> np.ndarray:
-    """The torque (..., 3) of an Ornstein–Uhlenbeck process dt later, sampled exactly:
-    d ← a d + σ √(1 − a²) ξ with a = exp(−dt/τ), ξ standard ``normals`` (..., 3), so that
+@jitable
+def ornstein_uhlenbeck(torque, std, correlation_time, dt, normals):
+    """The torque (scalars or arrays) of an Ornstein–Uhlenbeck process dt later, sampled exactly:
+    d ← a d + σ √(1 − a²) ξ with a = exp(−dt/τ), ξ standard ``normals``, so that
     the stationary per-axis standard deviation is ``std`` σ and the autocorrelation
     exp(−|Δt|/τ) (Gillespie, Phys. Rev. E 54, 1996, eq. 1.8)."""
     a = np.exp(-dt / correlation_time)

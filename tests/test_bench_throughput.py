@@ -23,6 +23,7 @@ def test_quick_throughput_benchmark(tmp_path, capsys):
     assert native == set(throughput.COUNTS[:5])
     assert all(float(r["env_steps_per_s"]) > 0 for r in rows)
     assert "Pendulum-v1" in text and "CartPole-v1" in text
+    assert f"({throughput.REALISTIC_ID} vs Pendulum-v1)" in text
     assert (tmp_path / "throughput.png").stat().st_size > 0
 
 
