@@ -572,11 +572,10 @@ class AttitudeBatch:
         self._scratch_obs = np.zeros_like(self.obs)
         self._scratch_half = np.zeros_like(self._half)
         self._end_on_saturation = s.reward_unsafe if s.wheel_terminate_on_saturation else 0.0
+        motion = mean_motion(s.orbit_altitude) if s.gravity_gradient else 0.0
         # orbit phase at the episode start (rad) and its advance per control period
-        self._phase = (np.zeros(n), 0.0)
+        self._phase = (np.zeros(n), motion * s.dt)
         if s.gravity_gradient:
-            motion = mean_motion(s.orbit_altitude)
-            self._phase = (self._phase[0], motion * s.dt)
             p = self.loads.params
             p[:, torques.GG_RATE] = 3.0 * motion**2
             p[:, torques.GG_MOTION] = motion
