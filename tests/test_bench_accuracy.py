@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rigidrot_gym import integrators
-from rigidrot_gym.cli import main
+from rigidrot_gym.physics import integrators
+from rigidrot_gym.tools.cli import main
 
 PROBLEMS = ("free", "tumbler", "top")
 

@@ -8,11 +8,11 @@ import pytest
 from reference import WHEEL_AXES
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
-from rigidrot_gym.agents import Agent
-from rigidrot_gym.bench import control
-from rigidrot_gym.cli import main
-from rigidrot_gym.controllers import CONTROLLERS
-from rigidrot_gym.scenario import find
+from rigidrot_gym.attitude.scenario import find
+from rigidrot_gym.control import CONTROLLERS
+from rigidrot_gym.control.agents import Agent
+from rigidrot_gym.tools.bench import control
+from rigidrot_gym.tools.cli import main
 
 
 def _commanded_torque(scenario, action) -> np.ndarray:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import csv
 
-from rigidrot_gym.bench import throughput
-from rigidrot_gym.cli import main
+from rigidrot_gym.tools.bench import throughput
+from rigidrot_gym.tools.cli import main
 
 
 def test_quick_throughput_benchmark(tmp_path, capsys):

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from reference import angle, solve
 
-from rigidrot_gym import integrators
-from rigidrot_gym.cli import main
+from rigidrot_gym.physics import integrators
+from rigidrot_gym.tools.cli import main
 
 
 def _table(text: str) -> dict[str, list[str]]:

@@ -13,8 +13,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 import rigidrot_gym  # noqa: F401  (registers the env ids)
-from rigidrot_gym import quaternion as quat
-from rigidrot_gym.controllers import (
+from rigidrot_gym.control import (
     LQR,
     PD,
     Controller,
@@ -23,8 +22,9 @@ from rigidrot_gym.controllers import (
     SlidingMode,
     diagonal_gains,
 )
-from rigidrot_gym.controllers.lqr import linearisation
-from rigidrot_gym.propagate import propagate
+from rigidrot_gym.control.lqr import linearisation
+from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.propagate import propagate
 
 # Wie, Weiss & Arapostathis (1989), as in the shared notes: the true inertia, the
 # controller's diagonal estimate, the start (vector-first in the paper) and the gains.

@@ -15,8 +15,8 @@ from reference import angle, solve
 from scipy.spatial.transform import Rotation
 
 import rigidrot_gym
-from rigidrot_gym import integrators
-from rigidrot_gym.scenario import ScenarioError, find, load
+from rigidrot_gym.attitude.scenario import ScenarioError, find, load
+from rigidrot_gym.physics import integrators
 
 IDS = rigidrot_gym.ENV_IDS
 

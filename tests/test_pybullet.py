@@ -10,11 +10,11 @@ import pytest
 from reference import angle, body_to_world, slope
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
-from rigidrot_gym import quaternion as quat
-from rigidrot_gym.crosscheck import crosscheck, flip_times, write
-from rigidrot_gym.exact import torque_free
-from rigidrot_gym.integrators import bullet
-from rigidrot_gym.propagate import propagate
+from rigidrot_gym.engines import bullet
+from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.exact import torque_free
+from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.tools.crosscheck import crosscheck, flip_times, write
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize([0.9, 0.2, -0.3, 0.25])

@@ -10,13 +10,13 @@ import pytest
 from reference import WHEEL_AXES
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
-from rigidrot_gym import quaternion as quat
-from rigidrot_gym.attitude_vector_env import AttitudeVectorEnv
-from rigidrot_gym.controllers import QuaternionFeedback
-from rigidrot_gym.controllers.base import gyroscopic
-from rigidrot_gym.randomization import scaled_moments
-from rigidrot_gym.scenario import find
-from rigidrot_gym.variates import splitmix_uniform
+from rigidrot_gym.attitude.randomization import scaled_moments
+from rigidrot_gym.attitude.scenario import find
+from rigidrot_gym.attitude.variates import splitmix_uniform
+from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
+from rigidrot_gym.control import QuaternionFeedback
+from rigidrot_gym.control.base import gyroscopic
+from rigidrot_gym.physics import quaternion as quat
 
 J = np.diag([0.08, 0.10, 0.05])  # Reorient-v0's body, kg·m²
 DT = 0.2

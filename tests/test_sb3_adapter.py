@@ -8,7 +8,7 @@ import pytest
 from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
-from rigidrot_gym.sb3 import AttitudeSB3VecEnv
+from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 
 
 @pytest.mark.parametrize("env_id", ["RigidRot/Reorient-v0", "RigidRot/Detumble-v0"])

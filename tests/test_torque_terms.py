@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rigidrot_gym import quaternion as quat
-from rigidrot_gym.propagate import propagate
-from rigidrot_gym.torques import BodyTorque, GravityGradient, WheelMomentum
+from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.torques import BodyTorque, GravityGradient, WheelMomentum
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize(np.array([0.9, 0.2, -0.3, 0.25]))

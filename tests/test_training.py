@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import yaml
 
-from rigidrot_gym import agents
+from rigidrot_gym.control import agents
 
 TRAINING = Path(__file__).resolve().parents[1] / "training"
 

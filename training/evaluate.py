@@ -6,7 +6,7 @@
 The run folder (``training/train.py``) gives the model, the observation normaliser and
 the env (id and scenario overrides). The agent and any classical controllers named in
 ``--compare`` run the same episodes (seeds 10000, 10001, ...: none was a training
-start) through :mod:`rigidrot_gym.bench.control`, on each of ``--integrators`` (default:
+start) through :mod:`rigidrot_gym.tools.bench.control`, on each of ``--integrators`` (default:
 the integrator the agent was trained on); the table goes to stdout and
 ``<run>/evaluation.md``.
 """
@@ -20,7 +20,7 @@ EVALUATION_SEEDS = 10_000
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from rigidrot_gym.controllers import CONTROLLERS
+    from rigidrot_gym.control import CONTROLLERS
 
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -52,10 +52,9 @@ def record_video(agent, env_id: str, env_kwargs: dict, path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> str:
     """Evaluate; return the markdown table."""
-    from rigidrot_gym import agents
-    from rigidrot_gym.bench import control
-    from rigidrot_gym.controllers import CONTROLLERS
-    from rigidrot_gym.scenario import find
+    from rigidrot_gym.attitude.scenario import find
+    from rigidrot_gym.control import CONTROLLERS, agents
+    from rigidrot_gym.tools.bench import control
 
     args = build_parser().parse_args(argv)
     agent = agents.load(args.run_dir)

@@ -8,7 +8,7 @@ Hyperparameters come from ``training/hyperparams/<algo>.yml``, keyed by env id, 
 rl-baselines3-zoo's key names (``n_envs``, ``n_timesteps``, ``policy``, ``normalize``,
 ``policy_kwargs``, schedules such as ``lin_1e-3``, ``noise_type``/``noise_std``);
 ``--hyperparams`` overrides them. The envs are the native batched core through
-:class:`rigidrot_gym.sb3.AttitudeSB3VecEnv`. The run folder gets ``model.zip``,
+:class:`rigidrot_gym.attitude.sb3.AttitudeSB3VecEnv`. The run folder gets ``model.zip``,
 ``vecnormalize.pkl`` (when normalising), ``config.yml``, ``args.yml``, ``command.txt``
 and TensorBoard logs; ``training/evaluate.py`` rebuilds everything from it.
 """
@@ -102,7 +102,7 @@ def make_env(env_id: str, n_envs: int, seed: int, env_kwargs: dict, normalize: A
     """The batched SB3 env, with episode statistics and (optionally) normalisation."""
     from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
 
-    from rigidrot_gym.sb3 import AttitudeSB3VecEnv
+    from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 
     env = VecMonitor(AttitudeSB3VecEnv(n_envs, env_id, **env_kwargs))
     env.seed(seed)

@@ -1,0 +1,288 @@
+"""The spacecraft attitude-control environment (single body)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from rigidrot_gym.attitude import scenario as scenario_module
+from rigidrot_gym.attitude.batch import AttitudeBatch
+from rigidrot_gym.attitude.scenario import Scenario
+from rigidrot_gym.attitude.task import REWARD, TERMINATED, observation_bounds, reward_bounds
+
+
+def resolve_scenario(scenario: str | Scenario, overrides: dict[str, Any]) -> Scenario:
+    """A :class:`Scenario` from an id, file stem, path or object, with keyword overrides."""
+    base = scenario if isinstance(scenario, Scenario) else scenario_module.find(scenario)
+    return base.with_overrides(**overrides) if overrides else base
+
+
+def configure(
+    env,
+    scenario: str | Scenario,
+    overrides: dict[str, Any],
+    render_mode: str | None,
+    render_options: dict | None,
+) -> None:
+    """Set-up shared by every env class: check the render mode, resolve the scenario,
+    and set ``render_mode``, ``scenario``, the ``render_fps`` of the control period and
+    what the (lazily created) renderer needs."""
+    if render_mode is not None and render_mode not in env.metadata["render_modes"]:
+        raise ValueError(
+            f"render_mode {render_mode!r} is not supported; valid: {env.metadata['render_modes']}"
+        )
+    env.render_mode = render_mode
+    env.scenario = resolve_scenario(scenario, overrides)
+    env.metadata = {**env.metadata, "render_fps": round(1.0 / env.scenario.dt)}
+    env.render_options = dict(render_options or {})
+    env._renderer = None
+
+
+def renderer_of(env):
+    """The env's :class:`~rigidrot_gym.render.BodyRenderer`, created on first use (so PyBullet
+    is imported, and costs, nothing until something is drawn)."""
+    if env._renderer is None:
+        from rigidrot_gym.render import BodyRenderer
+
+        env._renderer = BodyRenderer(env.scenario.inertia, mode=env.render_mode, **env.render_options)
+    return env._renderer
+
+
+def close_renderer(env) -> None:
+    """Disconnect the env's PyBullet client, if it has one."""
+    if env._renderer is not None:
+        env._renderer.close()
+        env._renderer = None
+
+
+class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
+    """
+    ## Description
+
+    A rigid spacecraft floats in free space. The agent commands body-axis torques and
+    must turn the body to a target attitude and hold it there with small body rates.
+    The rotation is integrated by rigidrot_gym's own integrators (any registered name,
+    ``rk4`` by default), including the gyroscopic coupling ω × Iω that makes an
+    asymmetric body precess and tumble. Each registered id comes from a scenario file
+    in ``envs/`` that fixes the body's inertia, the torque limits, the tolerances, the
+    episode length and the start and target distributions.
+
+    ## Action Space
+
+    ``Box(-1, 1, (3,), float32)``: the torque about each body axis as a fraction of the
+    scenario's per-axis limit ``max_torque`` (N·m). Values outside [-1, 1] are clipped;
+    a NaN or infinite action raises ``ValueError``. The torque is held over the control
+    period ``dt``.
+
+    | Num | Action          | Min | Max |
+    |-----|-----------------|-----|-----|
+    | 0   | torque, body x  | -1  | 1   |
+    | 1   | torque, body y  | -1  | 1   |
+    | 2   | torque, body z  | -1  | 1   |
+
+    With reaction wheels (``wheel_layout`` ``"orthogonal"``: 3 wheels on the body axes,
+    ``"pyramid"``: 4 wheels at 54.7° from body z, 90° apart) the action is
+    ``Box(-1, 1, (n,))``: each wheel's motor torque u as a fraction of
+    ``wheel_max_torque``. The motors spin the wheels up (ḣ_w = u) and turn the body the
+    other way (τ = −A u, A the (3, n) spin axes); the wheels' momentum h = A h_w enters
+    Euler's equations, J ω̇ = τ_ext − A u − ω × (Jω + h), in the same integrator. A
+    wheel at ``wheel_max_momentum`` (its top speed) can only slow down: its torque is cut
+    to keep |h_w| ≤ h_max.
+
+    ## Observation Space
+
+    ``Box((7,), float32)``: the attitude error and the body rates.
+
+    | Num | Observation                                   | Min | Max |
+    |-----|-----------------------------------------------|-----|-----|
+    | 0   | error quaternion δq = q_target⁻¹ ⊗ q, w       | 0   | 1   |
+    | 1-3 | error quaternion, x, y, z                     | -1  | 1   |
+    | 4-6 | body rates ω / ``max_rate`` (clipped to ±1)    | -1  | 1   |
+    | 7-  | wheels only: momenta h_w / ``wheel_max_momentum`` | -1  | 1   |
+    | then | ``actuation_delay`` only: the action not yet applied | -1  | 1   |
+
+    δq takes the sign with w ≥ 0 (the short way round); the pointing error is
+    θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π].
+
+    Sensor noise (off by default) perturbs what is observed, never the reward: the
+    attitude is turned by a small random body rotation with per-axis standard deviation
+    ``attitude_noise_deg`` (a star tracker), and the rates get white noise of std
+    ``rate_noise`` plus a bias drawn per episode with std ``rate_bias`` (a gyro), rad/s.
+
+    ## Rewards
+
+    r = −(w_θ θ/π + w_ω min(|ω|/ω_max, 1) + w_u |a|²/3) + w_s · success − w_x · unsafe
+
+    with the weights ``reward_angle``, ``reward_rate``, ``reward_torque``,
+    ``reward_success``, ``reward_unsafe`` of the scenario (defaults 1, 0.1, 0.01, 1, 10),
+    ``a`` the clipped action, success = (θ ≤ ``pointing_tolerance_deg`` and
+    |ω| ≤ ``rate_tolerance``), unsafe = |ω| > ``max_rate``. The reward lies in
+    [−(w_θ + w_ω + w_u + w_x), w_s].
+
+    ``info`` carries ``pointing_error_deg`` (θ in degrees), ``rate`` (|ω|, rad/s) and
+    ``is_success`` (the stable-baselines3 convention), all of the true state; with
+    wheels also ``wheel_momentum`` ((n,), N·m·s) and ``wheel_saturated`` (a wheel at its
+    momentum limit).
+
+    ## Starting State
+
+    Drawn from ``self.np_random`` as the scenario says: the target attitude (uniform on
+    SO(3), or fixed), the attitude (uniform, within ``start_max_angle_deg`` of the
+    target, or fixed) and the body rates (``start_rate`` plus a uniform ±
+    ``start_rate_spread`` per axis, rad/s). ``reset(options={"attitude": q, "rate": ω,
+    "target": q_t})`` fixes any of them. The wheels start at rest.
+
+    Domain randomisation (off by default) re-draws the body at every reset: each
+    principal moment within ±``randomize_inertia`` (drawn back towards the nominal body
+    as far as the triangle inequality needs, so the tensor stays physical), the principal
+    axes turned by up to ``randomize_inertia_rotation_deg`` (products of inertia), each
+    torque limit within ±``randomize_torque``, and the start ranges
+    (``start_max_angle_deg``, ``start_rate_spread``) scaled within ±``randomize_start``.
+    The ``inertia`` property gives the episode's true tensor.
+
+    Disturbances (off by default), in the body frame: a constant torque of magnitude
+    ``disturbance_constant`` (N·m) in a direction drawn per episode; an
+    Ornstein–Uhlenbeck torque of per-axis std ``disturbance_random_walk`` (N·m) and
+    correlation time ``disturbance_correlation_time`` (s), both held over each control
+    period; and, with ``gravity_gradient``, the torque 3n² r̂ × (J r̂) of a circular
+    orbit ``orbit_altitude`` (m) above the Earth (orbit normal = world z, phase drawn per
+    episode), evaluated at every integrator stage. Actuators: ``actuator_noise`` is the
+    relative std of a multiplicative error on each torque (then clipped to the limit);
+    ``actuation_delay`` applies each action one control period late (the first period
+    applies zero); the observation then ends with that pending action, which keeps the
+    state Markov.
+
+    All draws come from ``self.np_random``: the per-episode ones at reset, the per-step
+    noise from a counter-based stream keyed at reset (so a vector env's rows repeat
+    single envs).
+
+    ## Episode End
+
+    * Termination: |ω| exceeds the scenario's ``max_rate`` (rad/s); or, if
+      ``success_hold_steps`` > 0, success held for that many consecutive steps; or, with
+      ``wheel_terminate_on_saturation``, a wheel reaches its momentum limit (rewarded as
+      unsafe, −w_x, once).
+    * Truncation: ``max_episode_steps`` control steps (set at registration).
+
+    ## Arguments
+
+    ```python
+    import gymnasium as gym
+    import rigidrot_gym
+
+    env = gym.make("RigidRot/Reorient-v0", integrator="nielsen_krenk", dt=0.1, substeps=4)
+    ```
+
+    * ``scenario``: a registered id, a scenario file stem or path, or a ``Scenario``.
+    * ``integrator``: any name from ``rigidrot_gym.physics.integrators.names()`` that accepts a
+      torque; ``integrator_options`` passes its options (e.g. ``{"tol": 1e-12}``).
+    * ``dt`` (control period, s), ``substeps`` (integration steps per period) and any
+      other scenario field by its flat name (``max_torque``, ``inertia``,
+      ``pointing_tolerance_deg``, ...; see ``rigidrot_gym.attitude.scenario.FIELDS``), the
+      realism options above included (``wheel_layout="pyramid"``, ``rate_noise=1e-4``,
+      ``gravity_gradient=True``, ...). The wheel term −ω × h depends on ω, which makes
+      the splitting methods ``strang`` and ``yoshida4`` first order; with wheels use
+      ``rk4``, ``rkmk4`` (order 4) or ``nielsen_krenk`` (order 2).
+    * ``render_mode``: ``"rgb_array"`` (a (H, W, 3) uint8 frame from PyBullet's
+      TinyRenderer, no display needed) or ``"human"`` (a PyBullet GUI window; needs a
+      display). The body is drawn as the ellipsoid of its inertia with its axes, the
+      target attitude as pale axes, L and ω as arrows. ``render_options`` passes
+      ``width``, ``height``, ``camera_distance``, ``camera_yaw``, ``camera_pitch`` to
+      :class:`~rigidrot_gym.render.BodyRenderer`. Needs the ``[render]`` extra.
+
+    ## Vectorized environment
+
+    ``gym.make_vec(id, num_envs=N)`` builds :class:`AttitudeVectorEnv`, which steps all N
+    bodies in one batched call of the same core (next-step autoreset).
+
+    ## Version History
+
+    * v0: Initial version.
+    """
+
+    metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 30}
+
+    def __init__(
+        self,
+        scenario: str | Scenario = "RigidRot/Reorient-v0",
+        render_mode: str | None = None,
+        integrator_options: dict[str, Any] | None = None,
+        render_options: dict[str, Any] | None = None,
+        **overrides,
+    ):
+        configure(self, scenario, overrides, render_mode, render_options)
+        self.batch = AttitudeBatch(self.scenario, 1, integrator_options=integrator_options)
+        self.action_space = spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32)
+        self.observation_space = spaces.Box(*observation_bounds(self.scenario), dtype=np.float32)
+        self.reward_range = reward_bounds(self.scenario)
+        self._ready = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.batch.rngs = [self.np_random]
+        self.batch.reset_rows([0], options)
+        self._ready = True
+        self.batch.observe()
+        if self.render_mode == "human":
+            self.render()
+        return self.batch.obs[0].copy(), self._info()
+
+    def step(self, action):
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        self.batch.step(action)
+        reward, terminated = self.batch.out[0, REWARD], self.batch.out[0, TERMINATED]
+        if self.render_mode == "human":
+            self.render()
+        return self.batch.obs[0].copy(), float(reward), bool(terminated), False, self._info()
+
+    def render(self):
+        """The current frame (``"rgb_array"``), or draw it in the window (``"human"``)."""
+        if self.render_mode is None:
+            gym.logger.warn(
+                "render() was called without a render mode; create the env with "
+                'gym.make(id, render_mode="rgb_array") (or "human")'
+            )
+            return None
+        if not self._ready:
+            raise RuntimeError("call reset() before render()")
+        q, w = self.batch.body_state()
+        frame = renderer_of(self).render(q[0], w[0], self.batch.target[0])
+        return frame if self.render_mode == "rgb_array" else None
+
+    def close(self):
+        close_renderer(self)
+        super().close()
+
+    def _info(self) -> dict[str, Any]:
+        return self.batch.info(0)
+
+    @property
+    def attitude(self) -> np.ndarray:
+        """(4,) current attitude, body to world."""
+        return self.batch.body_state()[0][0]
+
+    @property
+    def body_rates(self) -> np.ndarray:
+        """(3,) current body rates, rad/s."""
+        return self.batch.body_state()[1][0]
+
+    @property
+    def inertia(self) -> np.ndarray:
+        """(3, 3) body-frame inertia tensor of this episode's body, kg·m² (the scenario's,
+        unless ``randomize_inertia`` or ``randomize_inertia_rotation_deg`` re-drew it)."""
+        return self.batch.inertia()[0]
+
+    @property
+    def wheel_momentum(self) -> np.ndarray:
+        """(n,) momenta of the reaction wheels about their spin axes, N·m·s (empty
+        without wheels)."""
+        return self.batch.wheel_momentum[0].copy()
+
+    @property
+    def target(self) -> np.ndarray:
+        """(4,) current target attitude."""
+        return self.batch.target[0].copy()

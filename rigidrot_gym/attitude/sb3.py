@@ -1,0 +1,120 @@
+"""A stable-baselines3 ``VecEnv`` over the batched attitude core.
+
+stable-baselines3 does not accept Gymnasium vector envs; this thin adapter gives it the
+same batched core as :class:`~rigidrot_gym.attitude.vector_env.AttitudeVectorEnv`, with
+SB3's conventions: an env that finishes is reset within the same ``step``; its last
+observation goes to ``infos[i]["terminal_observation"]`` and
+``infos[i]["TimeLimit.truncated"]`` tells a time-out from a real termination. Seeds
+follow ``DummyVecEnv``: ``seed(s)`` gives env i the seed ``s + i`` at the next reset.
+
+Importing this module imports stable-baselines3 (the ``[train]`` extra).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
+
+from rigidrot_gym.attitude.batch import AttitudeBatch
+from rigidrot_gym.attitude.env import resolve_scenario
+from rigidrot_gym.attitude.scenario import Scenario
+from rigidrot_gym.attitude.task import observation_bounds
+
+
+class AttitudeSB3VecEnv(VecEnv):
+    """N attitude-control envs for stable-baselines3, stepped in one batched call.
+
+    Args:
+        num_envs: N.
+        scenario: a registered id, scenario file stem or path, or a ``Scenario``.
+        max_episode_steps: truncation (default: the scenario's).
+        integrator_options: options of the scenario's integrator.
+        **overrides: scenario fields by flat name (``integrator``, ``dt``, ...).
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        scenario: str | Scenario = "RigidRot/Reorient-v0",
+        max_episode_steps: int | None = None,
+        integrator_options: dict[str, Any] | None = None,
+        **overrides,
+    ):
+        self.scenario = resolve_scenario(scenario, overrides)
+        limit = self.scenario.max_episode_steps if max_episode_steps is None else max_episode_steps
+        self.batch = AttitudeBatch(self.scenario, num_envs, limit, integrator_options)
+        self.render_mode = None
+        super().__init__(
+            self.batch.num_bodies,
+            spaces.Box(*observation_bounds(self.scenario), dtype=np.float32),
+            spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32),
+        )
+        self.batch.rngs = [seeding.np_random()[0] for _ in range(self.num_envs)]
+        self._actions: np.ndarray | None = None
+
+    def reset(self):
+        for i, seed in enumerate(self._seeds):
+            if seed is not None:
+                self.batch.rngs[i] = seeding.np_random(seed)[0]
+        plain = [i for i in range(self.num_envs) if not self._options[i]]
+        self.batch.reset_rows(plain)
+        for i in set(range(self.num_envs)) - set(plain):
+            self.batch.reset_rows([i], self._options[i])
+        self._reset_seeds()
+        self._reset_options()
+        self.batch.observe()
+        result = self.batch.result()
+        self.reset_infos = [result.info(i) for i in range(self.num_envs)]
+        return result.obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self._actions = np.asarray(actions)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._actions is None:
+            raise RuntimeError("call step_async() before step_wait()")
+        self.batch.step(self._actions.reshape(self.num_envs, -1))
+        self._actions = None
+        result = self.batch.result()
+        dones = result.terminated | result.truncated
+        infos = [result.info(i) for i in range(self.num_envs)]
+        for i, info in enumerate(infos):
+            info["TimeLimit.truncated"] = bool(result.truncated[i])  # never set when terminated
+        rows = np.flatnonzero(dones)
+        obs = result.obs
+        if rows.size:
+            for i in rows:
+                infos[i]["terminal_observation"] = obs[i].copy()
+            self.batch.restart(rows)
+            fresh = self.batch.result()
+            obs[rows] = fresh.obs[rows]
+            for i in rows:
+                self.reset_infos[i] = fresh.info(i)
+        return obs, result.reward.astype(np.float32), dones, infos
+
+    def close(self) -> None:
+        """Nothing to release: the batch holds only arrays."""
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        """The adapter's attribute, once per selected env (all envs share one core)."""
+        return [getattr(self, attr_name) for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        """Set an attribute of the shared core (for every env: they cannot differ)."""
+        setattr(self, attr_name, value)
+
+    def env_method(
+        self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs
+    ) -> list[Any]:
+        """Call a method of the adapter once per selected env."""
+        method = getattr(self, method_name)
+        return [method(*method_args, **method_kwargs) for _ in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> Sequence[bool]:
+        """The envs are not Gymnasium envs and carry no wrappers."""
+        return [False for _ in self._get_indices(indices)]

@@ -1,0 +1,80 @@
+"""The attitude task's interface: observation layout and bounds, the reward's bounds, the
+constants the compiled kernels read, and the columns of their per-body outputs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.actuators import Actuators
+from rigidrot_gym.attitude.scenario import Scenario
+
+# Observation: error quaternion (4) and body rates (3), then one column per reaction
+# wheel (its momentum), then, with an actuation delay, the action not yet applied.
+OBS_SIZE = 7
+# Order of the task constants in the array the compiled kernel reads.
+CONSTANTS = (
+    "pointing_tolerance",
+    "rate_tolerance",
+    "max_rate",
+    "reward_angle",
+    "reward_rate",
+    "reward_torque",
+    "reward_success",
+    "reward_unsafe",
+)
+
+
+# Columns of the per-body outputs.
+REWARD, POINTING_DEG, RATE, SUCCESS, TERMINATED, TRUNCATED = range(6)
+
+
+def observation_size(scenario: Scenario) -> int:
+    """7, plus one column per reaction wheel, plus the pending action with a delay."""
+    count = Actuators.of(scenario).count
+    return OBS_SIZE + (count if scenario.wheels else 0) + (count if scenario.actuation_delay else 0)
+
+
+def observation_bounds(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) float32 bounds of an observation: δq_w ∈ [0, 1], the rest in [-1, 1]."""
+    high = np.ones(observation_size(scenario), dtype=np.float32)
+    low = -high
+    low[0] = 0.0
+    return low, high
+
+
+def decode_observation(
+    obs: np.ndarray, max_rate: float, max_momentum: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Error quaternions (..., 4), w ≥ 0, body rates (..., 3) in rad/s and wheel momenta
+    (..., n) in N·m·s from observations (..., 7 + n [+ pending action]), n =
+    ``len(max_momentum)`` (0 without wheels). Rates beyond ``max_rate`` were clipped (the
+    episode ends there); wheel momenta never exceed their limits ``max_momentum``.
+    Columns after the wheels (the pending action of a delayed actuator) are not read."""
+    obs = np.asarray(obs, dtype=np.float64)
+    limits = np.zeros(0) if max_momentum is None else np.asarray(max_momentum, dtype=np.float64)
+    size = OBS_SIZE + limits.size
+    if obs.ndim == 0 or obs.shape[-1] < size:
+        raise ValueError(f"observations must have shape (..., {size} or more), got shape {obs.shape}")
+    return obs[..., 0:4], obs[..., 4:7] * max_rate, obs[..., OBS_SIZE:size] * limits
+
+
+def task_constants(scenario: Scenario) -> np.ndarray:
+    """The scenario's tolerances (rad, rad/s) and reward weights, as the kernel reads them."""
+    values = {
+        "pointing_tolerance": np.radians(scenario.pointing_tolerance_deg),
+        "rate_tolerance": scenario.rate_tolerance,
+        "max_rate": scenario.max_rate,
+        "reward_angle": scenario.reward_angle,
+        "reward_rate": scenario.reward_rate,
+        "reward_torque": scenario.reward_torque,
+        "reward_success": scenario.reward_success,
+        "reward_unsafe": scenario.reward_unsafe,
+    }
+    return np.array([values[k] for k in CONSTANTS])
+
+
+def reward_bounds(scenario: Scenario) -> tuple[float, float]:
+    """(min, max) of the per-step reward (an unsafe rate and a wheel saturation that ends
+    the episode cost ``reward_unsafe`` once, not twice)."""
+    worst = scenario.reward_angle + scenario.reward_rate + scenario.reward_torque + scenario.reward_unsafe
+    return -worst, scenario.reward_success

@@ -1,0 +1,197 @@
+"""PyBullet's own integrator, as a method like any other (name ``"pybullet"``).
+
+Each body becomes a PyBullet base with no collision shape, unit mass and its principal
+moments set explicitly, in one physics client per process (kept between calls, closed
+at exit). A step of h: apply the body torque evaluated at the step's start (t, q, ω),
+``stepSimulation``, read the attitude and the angular velocity back. PyBullet's step is
+semi-implicit Euler (velocity first, then an exponential-map attitude update) with the
+gyroscopic term — explicit from the previous velocity for a multibody, implicit in the
+body frame for a maximal-coordinates rigid body (option ``maximal_coordinates``).
+
+The traps of ``notes/pybullet.md`` handled here: damping set to zero (default 0.04);
+mass and inertia in one ``changeDynamics`` call (inertia is otherwise taken from the
+collision shape); poses set on the inertial frame, which is the principal frame of the
+state; the velocity set after the pose (a pose reset zeroes it), for maximal
+coordinates after one step at rest (its world inverse inertia is stale for a step);
+torques re-applied before every step in the inertial (LINK) frame (PyBullet clears
+them); scalar-last quaternions and world-frame angular velocity converted at this
+boundary; and a step whose rotation |ω|h exceeds π/4, which PyBullet clamps, refused.
+
+Source: Bullet Physics / PyBullet 3.2.7 (E. Coumans). Order 1. Torque evaluations per
+step: 1. Conserves nothing exactly. Needs the ``[render]`` extra.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+
+import numpy as np
+
+from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.integrators.base import Method
+from rigidrot_gym.physics.torques import Loads, model_torque
+
+_MAX_ROTATION = np.pi / 4  # rad per step: PyBullet clamps the attitude update beyond it
+
+
+def import_pybullet():
+    """The pybullet module, or a clear error naming the extra that installs it."""
+    try:
+        import pybullet
+    except ImportError as err:
+        from gymnasium.error import DependencyNotInstalled
+
+        raise DependencyNotInstalled(
+            'pybullet is not installed, run `pip install "rigidrot-gym[render]"`'
+        ) from err
+    return pybullet
+
+
+class _Simulator:
+    """One DIRECT client with a pool of bodies (one pool per body kind)."""
+
+    def __init__(self):
+        self.p = import_pybullet()
+        self.client = self.p.connect(self.p.DIRECT)
+        self.pid = os.getpid()
+        self.p.setGravity(0.0, 0.0, 0.0, physicsClientId=self.client)
+        self.bodies: dict[bool, list[int]] = {False: [], True: []}
+        self.moments: dict[int, tuple] = {}
+
+    def bodies_for(self, moments: np.ndarray, maximal: bool) -> list[int]:
+        """``len(moments)`` bodies of the kind, with these principal moments (kg·m²)."""
+        p, pool = self.p, self.bodies[maximal]
+        while len(pool) < len(moments):
+            pool.append(
+                p.createMultiBody(
+                    baseMass=1.0,
+                    baseCollisionShapeIndex=-1,
+                    baseVisualShapeIndex=-1,
+                    useMaximalCoordinates=maximal,
+                    physicsClientId=self.client,
+                )
+            )
+        for body, inertia in zip(pool, moments, strict=False):
+            inertia = tuple(float(x) for x in inertia)
+            if self.moments.get(body) != inertia:
+                # Mass and inertia in one call: mass alone recomputes the inertia from the
+                # (absent) shape, and a maximal-coordinates body without mass= is static.
+                p.changeDynamics(
+                    body,
+                    -1,
+                    mass=1.0,
+                    localInertiaDiagonal=inertia,
+                    linearDamping=0.0,
+                    angularDamping=0.0,
+                    physicsClientId=self.client,
+                )
+                self.moments[body] = inertia
+        return pool[: len(moments)]
+
+    def close(self) -> None:
+        if self.p.isConnected(self.client):
+            self.p.disconnect(self.client)
+
+
+_simulator: _Simulator | None = None
+
+
+def simulator() -> _Simulator:
+    """This process's simulator (a forked worker gets its own client)."""
+    global _simulator
+    if _simulator is None or _simulator.pid != os.getpid():
+        _simulator = _Simulator()
+    return _simulator
+
+
+@atexit.register
+def close() -> None:
+    """Disconnect this process's PyBullet client, if any (a new one opens on next use)."""
+    global _simulator
+    if _simulator is not None and _simulator.pid == os.getpid():
+        _simulator.close()
+    _simulator = None
+
+
+class PyBulletMethod(Method):
+    """PyBullet behind the :class:`Method` interface; see the module docstring."""
+
+    def run(
+        self, state, inertia, loads: Loads, t0, h, steps, substeps, opts, renormalize, traj, stats
+    ) -> None:
+        sim = simulator()
+        p, client = sim.p, sim.client
+        maximal = bool(opts[0])
+        bodies = sim.bodies_for(inertia, maximal)
+        hs = h / substeps
+        p.setPhysicsEngineParameter(fixedTimeStep=hs, numSubSteps=1, physicsClientId=client)
+        stats[:] = 0.0
+        q, w = state[:, 0:4].copy(), state[:, 4:7].copy()
+        momentum = quat.rotate(q, inertia * w)
+        _set_poses(p, client, bodies, q, maximal)
+        _set_rates(p, client, bodies, q, w)
+        if traj.shape[0]:
+            traj[0] = state
+        params = tuple(loads.params.T)
+        torque = model_torque if loads.compiled else loads.torque
+        for k in range(steps):
+            for j in range(substeps):
+                t = t0 + (k * substeps + j) * hs
+                turn = np.max(np.linalg.norm(w, axis=-1)) * hs
+                if turn > _MAX_ROTATION:
+                    raise ValueError(
+                        f"PyBullet clamps a step's rotation at π/4 rad; this step turns |ω| h = {turn:.3g} "
+                        f"rad (h = {hs:g} s): use a smaller step or more substeps"
+                    )
+                tau = np.stack(np.broadcast_arrays(*torque(t, tuple(q.T), tuple(w.T), params)), axis=-1)
+                for body, tau_i in zip(bodies, tau.reshape(-1, 3), strict=True):
+                    # Cleared after every step: apply again; LINK_FRAME is the inertial frame.
+                    p.applyExternalTorque(body, -1, tau_i.tolist(), p.LINK_FRAME, physicsClientId=client)
+                p.stepSimulation(physicsClientId=client)
+                q, w = _get(p, client, bodies)
+                if renormalize:
+                    w = quat.rotate_inverse(q, momentum) / inertia
+                    _set_rates(p, client, bodies, q, w)
+            state[:, 0:4], state[:, 4:7] = q, w
+            if traj.shape[0]:
+                traj[k + 1] = state
+
+
+def _set_poses(p, client, bodies, q, maximal) -> None:
+    """Attitudes of the inertial (principal) frames; zeroes the velocities."""
+    for body, orientation in zip(bodies, quat.to_scalar_last(q), strict=True):
+        p.resetBasePositionAndOrientation(body, [0.0, 0.0, 0.0], orientation.tolist(), physicsClientId=client)
+    if maximal:
+        p.stepSimulation(physicsClientId=client)  # refresh the stale world inverse inertia, at rest
+
+
+def _set_rates(p, client, bodies, q, w) -> None:
+    """Body rates, given to PyBullet in the world frame."""
+    for body, omega in zip(bodies, quat.rotate(q, w), strict=True):
+        p.resetBaseVelocity(body, [0.0, 0.0, 0.0], omega.tolist(), physicsClientId=client)
+
+
+def _get(p, client, bodies) -> tuple[np.ndarray, np.ndarray]:
+    """Attitudes (scalar-first) and body rates of every body."""
+    xyzw = np.array([p.getBasePositionAndOrientation(b, physicsClientId=client)[1] for b in bodies])
+    w_world = np.array([p.getBaseVelocity(b, physicsClientId=client)[1] for b in bodies])
+    q = quat.from_scalar_last(xyzw)
+    return q, quat.rotate_inverse(q, w_world)
+
+
+def _check(options):
+    if options["maximal_coordinates"] not in (0.0, 1.0):
+        raise ValueError(
+            f"pybullet option maximal_coordinates must be 0 or 1, got {options['maximal_coordinates']}"
+        )
+
+
+METHOD = PyBulletMethod(
+    name="pybullet",
+    order=1,
+    torque_evals=1,
+    source="PyBullet 3.2.7 stepSimulation (Bullet Physics): semi-implicit Euler with the gyroscopic term",
+    options={"maximal_coordinates": 0.0},
+    check=_check,
+)

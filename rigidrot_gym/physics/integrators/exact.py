@@ -1,0 +1,35 @@
+"""The exact torque-free motion as a method: each step is the Jacobi-elliptic solution.
+
+Source: :mod:`rigidrot_gym.physics.exact` (Celledoni, Fassò, Säfström & Zanna, SIAM J. Sci.
+Comput. 30 (2008)). Exact up to round-off for torque-free motion; refuses a torque.
+Torque evaluations per step: 0. Conserves energy and world angular momentum to
+round-off.
+"""
+
+from numba import njit
+
+from rigidrot_gym.physics.exact import free_rotation
+from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.jit import jitable
+
+
+@jitable
+def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
+    q1, w1 = free_rotation(q, w, inertia, h)
+    return q1, w1, s, 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
+    run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
+
+
+METHOD = ComponentMethod(
+    name="exact",
+    step=step,
+    kernel=kernel,
+    order=0,
+    torque_evals=0,
+    source="exact torque-free solution (Jacobi elliptic functions)",
+    accepts_torque=False,
+)

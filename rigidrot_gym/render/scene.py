@@ -1,0 +1,159 @@
+"""What is drawn, built once in a PyBullet client and re-posed for every frame.
+
+The body is the solid ellipsoid whose principal moments are proportional to the body's (the
+graphics display of Ganapathi 2005, §5) with its body axes (x red, y green, z blue); beside it
+a faint "ghost" of the target attitude's axes and the directions of the angular momentum L
+(magenta) and of the angular velocity ω (orange), both in the world frame.
+
+PyBullet's ``addUserDebugLine`` draws nothing in DIRECT mode, so axes and arrows are thin
+boxes of a visual-shape array. Poses are scalar-first here and converted to PyBullet's
+scalar-last order only where they are handed over.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rigidrot_gym.physics import quaternion
+from rigidrot_gym.render.geometry import rotation_from_x
+
+# Body axes and target axes are this long, relative to the largest semi-axis (1), so that
+# they stick out of the ellipsoid along every axis.
+AXIS_LENGTH = 1.3
+_AXIS_HALF_WIDTH = 0.025
+_GHOST_HALF_WIDTH = 0.015
+# L and ω are drawn as unit directions of this length, with a thicker head at the tip.
+ARROW_LENGTH = 1.5
+_ARROW_HALF_WIDTH = 0.02
+_HEAD_LENGTH = 0.15
+_HEAD_HALF_WIDTH = 0.045
+
+BODY_COLOR = (0.72, 0.74, 0.80, 1.0)
+AXIS_COLORS = ((1.0, 0.0, 0.0, 1.0), (0.0, 0.8, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0))
+# TinyRenderer draws any alpha > 0 as opaque (measured: it only skips alpha = 0), so the ghost
+# is made faint by pale colours; the alpha 0.35 is honoured by the OpenGL renderer of "human".
+GHOST_COLORS = ((1.0, 0.6, 0.6, 0.35), (0.6, 0.9, 0.6, 0.35), (0.6, 0.6, 1.0, 0.35))
+MOMENTUM_COLOR = (1.0, 0.0, 1.0, 1.0)
+OMEGA_COLOR = (1.0, 0.55, 0.0, 1.0)
+
+_NO_TURN = [0.0, 0.0, 0.0, 1.0]
+
+
+class Scene:
+    """The body, the target ghost and the L and ω arrows in one PyBullet client.
+
+    Args:
+        p: the pybullet module.
+        client: its physics client id.
+        semi_axes: (3,) semi-axes of the ellipsoid along the principal axes (largest 1).
+        principal_rotation: (4,) rotation from principal axes to the body frame.
+        mesh_path: a unit-sphere mesh, scaled into the ellipsoid.
+        hide_height: how far above the origin hidden objects are put (beyond every camera's
+            far plane: TinyRenderer has no visibility flag).
+    """
+
+    def __init__(
+        self,
+        p: Any,
+        client: int,
+        semi_axes: np.ndarray,
+        principal_rotation: np.ndarray,
+        mesh_path: str,
+        hide_height: float,
+    ) -> None:
+        self._p, self._client, self._semi_axes = p, client, semi_axes
+        self._hide_height = hide_height
+        half, length = _AXIS_HALF_WIDTH, AXIS_LENGTH
+        self._body = self._multibody(
+            [p.GEOM_MESH, p.GEOM_BOX, p.GEOM_BOX, p.GEOM_BOX],
+            [[0.0] * 3, [length / 2, half, half], [half, length / 2, half], [half, half, length / 2]],
+            [[0.0] * 3, [length / 2, 0.0, 0.0], [0.0, length / 2, 0.0], [0.0, 0.0, length / 2]],
+            [quaternion.to_scalar_last(principal_rotation).tolist(), _NO_TURN, _NO_TURN, _NO_TURN],
+            [BODY_COLOR, *AXIS_COLORS],
+            mesh_path=mesh_path,
+        )
+        half = _GHOST_HALF_WIDTH
+        self._ghost = self._multibody(
+            [p.GEOM_BOX] * 3,
+            [[length / 2, half, half], [half, length / 2, half], [half, half, length / 2]],
+            [[length / 2, 0.0, 0.0], [0.0, length / 2, 0.0], [0.0, 0.0, length / 2]],
+            [_NO_TURN] * 3,
+            list(GHOST_COLORS),
+        )
+        # Arrows along their local x: a shaft from the origin and a head at the tip.
+        shaft = ARROW_LENGTH - _HEAD_LENGTH
+        arrow = (
+            [p.GEOM_BOX] * 2,
+            [
+                [shaft / 2, _ARROW_HALF_WIDTH, _ARROW_HALF_WIDTH],
+                [_HEAD_LENGTH / 2, _HEAD_HALF_WIDTH, _HEAD_HALF_WIDTH],
+            ],
+            [[shaft / 2, 0.0, 0.0], [ARROW_LENGTH - _HEAD_LENGTH / 2, 0.0, 0.0]],
+            [_NO_TURN] * 2,
+        )
+        self._momentum_arrow = self._multibody(*arrow, [MOMENTUM_COLOR] * 2)
+        self._omega_arrow = self._multibody(*arrow, [OMEGA_COLOR] * 2)
+        for body in (self._ghost, self._momentum_arrow, self._omega_arrow):
+            self._hide(body)
+
+    def pose(
+        self,
+        q: np.ndarray,
+        target: np.ndarray | None,
+        omega_world: np.ndarray | None,
+        momentum_world: np.ndarray | None,
+    ) -> None:
+        """Put the body at attitude ``q`` and the ghost at ``target`` (hidden if None); point
+        the arrows along the world directions of ω and L (hidden if None; non-zero otherwise)."""
+        self._pose(self._body, q)
+        if target is None:
+            self._hide(self._ghost)
+        else:
+            self._pose(self._ghost, target)
+        for arrow, direction in ((self._omega_arrow, omega_world), (self._momentum_arrow, momentum_world)):
+            if direction is None:
+                self._hide(arrow)
+            else:
+                self._pose(arrow, rotation_from_x(direction / np.linalg.norm(direction)))
+
+    def _multibody(
+        self,
+        shape_types: list[int],
+        half_extents: list[list[float]],
+        positions: list[list[float]],
+        orientations: list[list[float]],
+        colors: list[tuple[float, ...]],
+        mesh_path: str = "",
+    ) -> int:
+        """A static multibody whose one link carries these visual shapes and colours."""
+        p, kw = self._p, {"physicsClientId": self._client}
+        scales = [list(self._semi_axes) if t == p.GEOM_MESH else [1.0, 1.0, 1.0] for t in shape_types]
+        shape = p.createVisualShapeArray(
+            shapeTypes=shape_types,
+            halfExtents=half_extents,
+            fileNames=[mesh_path if t == p.GEOM_MESH else "" for t in shape_types],
+            meshScales=scales,
+            visualFramePositions=positions,
+            visualFrameOrientations=orientations,
+            **kw,
+        )
+        if shape < 0:
+            raise RuntimeError(f"PyBullet could not create the visual shapes (mesh {mesh_path!r})")
+        body = p.createMultiBody(baseMass=0.0, baseVisualShapeIndex=shape, **kw)
+        # createVisualShapeArray takes no colours: set them one shape at a time.
+        for i, color in enumerate(colors):
+            p.changeVisualShape(body, -1, shapeIndex=i, rgbaColor=list(color), **kw)
+        return body
+
+    def _pose(self, body: int, q: np.ndarray) -> None:
+        """Put ``body`` at the origin with scalar-first attitude ``q``."""
+        self._p.resetBasePositionAndOrientation(
+            body, [0.0, 0.0, 0.0], quaternion.to_scalar_last(q).tolist(), physicsClientId=self._client
+        )
+
+    def _hide(self, body: int) -> None:
+        self._p.resetBasePositionAndOrientation(
+            body, [0.0, 0.0, self._hide_height], _NO_TURN, physicsClientId=self._client
+        )
