@@ -397,6 +397,8 @@ def test_compiled_and_numpy_modes_agree(rng):
         ((2.0, 2.0, 3.0), (0.5, 0.3, 1.0)),  # oblate
         ((2.0, 2.0, 2.0), (0.5, 0.3, 1.0)),  # sphere
         ((1.0, 2.0, 2.5), (0.0, 0.0, 0.0)),  # at rest
+        ((1.0, 2.0, 3.0), (1e-12, 1.0, -1e-13)),  # near the intermediate axis
+        ((2.0, 1.0, 1.5), (1e-15, 0.0, 1.0)),  # nearer, intermediate axis along z
     ]
     cases += [(unit_quaternion(rng), np.array(w), np.array(i)) for i, w in special]
     q = np.array([c[0] for c in cases])
