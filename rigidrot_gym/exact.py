@@ -17,7 +17,8 @@ Regimes (each evaluated exactly, none by perturbing the input):
 * the separatrix Δ_mid = 0 (sech/tanh form, with the integral of the precession rate in
   closed form), including the unstable pure spin about the intermediate axis;
 * symmetric bodies (two moments equal to 1e-12 relative), spheres and ω = 0 by the
-  symmetric-top closed form.
+  symmetric-top closed form;
+* moments of any magnitude (only their ratios matter; see :func:`free_rotation`).
 
 :func:`free_rotation` is component-wise (see :mod:`rigidrot_gym.jit`): it runs on one
 body's floats inside numba kernels (e.g. as the exact sub-step of a splitting method) and
@@ -78,6 +79,12 @@ def _pick(v, i):
 def _unit(i):
     """Body basis vector e_i."""
     return (select(i == 0, 1.0, 0.0), select(i == 1, 1.0, 0.0), select(i == 2, 1.0, 0.0))
+
+
+@jitable
+def _moment_scale(inertia):
+    """2^⌊log₂ I_max⌋: dividing the moments by it is exact and brings the largest to [1, 2)."""
+    return 2.0 ** np.floor(np.log2(np.maximum(np.maximum(inertia[0], inertia[1]), inertia[2])))
 
 
 @jitable
@@ -329,7 +336,15 @@ def free_rotation(q, w, inertia, t):
         (q(t), ω(t)) as a 4-tuple and a 3-tuple. Symmetric bodies (two moments equal to
         SYMMETRY_RTOL), spheres and ω = 0 take the symmetric-top closed form; all other
         bodies the elliptic solution, on or off the separatrix.
+
+    The motion depends on the moments only through their ratios (I ω̇ = Iω × ω is
+    unchanged by I → sI), so they are first divided by a power of two near the largest
+    (:func:`_moment_scale`): exact in floating point, so the result is the same, bit for
+    bit, as for unscaled moments, and products such as I_a I_b I_c in λ or |m|² neither
+    overflow nor underflow for moments scaled by 1e±150 or beyond.
     """
+    scale = _moment_scale(inertia)
+    inertia = (inertia[0] / scale, inertia[1] / scale, inertia[2] / scale)
     m = vec.mul(inertia, w)
     symmetric, axis_index = _symmetry(inertia)
     use_symmetric = symmetric | (vec.dot(m, m) == 0.0)
@@ -433,5 +448,7 @@ def symmetric_top(
     moments = np.stack(np.broadcast_arrays(i_perp, i_perp, i_axial), axis=-1)
     moments = validate_moments(moments, "(i_perp, i_perp, i_axial)", triangle=check_triangle)
     (q, w, moments), times = _broadcast(_times(t), q0, omega0, moments)
+    scale = _moment_scale(moments)  # exact; see free_rotation
+    moments = (moments[0] / scale, moments[1] / scale, moments[2] / scale)
     q_t, m_t = _symmetric_motion(q, vec.mul(moments, w), (0.0, 0.0, 1.0), moments[0], moments[2], times)
     return _stack(q_t), _stack(vec.div(m_t, moments))
