@@ -146,3 +146,31 @@ def test_missing_pybullet_names_the_extra(monkeypatch):
 def test_unknown_render_mode():
     with pytest.raises(ValueError, match=r"render_mode 'ascii' is not supported"):
         gym.make("RigidRot/Reorient-v0", render_mode="ascii")
+
+
+def test_the_renderer_draws_each_episodes_randomised_body():
+    # reference: a renderer built for the episode's true tensor (env.unwrapped.inertia)
+    from rigidrot_gym.render import BodyRenderer
+
+    size = {"width": 64, "height": 48}
+    randomised = {"randomize_inertia": 0.5, "randomize_inertia_rotation_deg": 40.0}
+    env = gym.make("RigidRot/Reorient-v0", render_mode="rgb_array", render_options=size, **randomised)
+    vec = gym.make_vec("RigidRot/Reorient-v0", 3, render_mode="rgb_array", render_options=size, **randomised)
+    u = env.unwrapped
+    nominal = BodyRenderer(u.scenario.inertia, **size)
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        frame = env.render()
+        with BodyRenderer(u.inertia, **size) as reference:
+            np.testing.assert_array_equal(frame, reference.render(u.attitude, u.body_rates, u.target))
+        assert not np.array_equal(frame, nominal.render(u.attitude, u.body_rates, u.target))
+    vec.reset(seed=2)
+    frames = vec.render()
+    batch = vec.unwrapped.batch
+    q, w = batch.body_state()
+    for i, inertia in enumerate(batch.inertia()):
+        with BodyRenderer(inertia, **size) as reference:
+            np.testing.assert_array_equal(frames[i], reference.render(q[i], w[i], batch.target[i]))
+    nominal.close()
+    env.close()
+    vec.close()

@@ -310,3 +310,43 @@ def test_a_copy_taken_mid_episode_continues_in_lockstep(option, how):
             _assert_same_outputs(result, twin.step(act))
             if env is single and (result[2] or result[3]):
                 _assert_same_outputs(env.reset(), twin.reset())
+
+
+# ----------------------------------------------------------------------- threads
+
+
+def _episode(make, seed: int, steps: int = 80) -> list[np.ndarray]:
+    env = make()
+    out = _outputs(env.reset(seed=seed))
+    rng = np.random.default_rng(seed)
+    shape = env.action_space.shape
+    for _ in range(steps):
+        result = env.step(rng.uniform(-1.2, 1.2, size=shape).astype(np.float32))
+        out += _outputs(result)
+        if np.ndim(result[2]) == 0 and (result[2] or result[3]):
+            out += _outputs(env.reset())
+    if getattr(env, "render_mode", None) == "rgb_array":
+        out.append(np.asarray(env.render()))
+    env.close()
+    return out
+
+
+def test_independent_envs_in_threads_match_sequential_runs():
+    # reference: the same runs one after the other, in this thread
+    from concurrent.futures import ThreadPoolExecutor
+
+    makers = [
+        lambda: gym.make("RigidRot/WheelReorient-v0"),
+        lambda: gym.make("RigidRot/Slew-v0", integrator="nielsen_krenk"),
+        lambda: AttitudeVectorEnv(8, "RigidRot/WheelReorient-v0"),
+        lambda: gym.make(
+            "RigidRot/Detumble-v0", render_mode="rgb_array", render_options={"width": 32, "height": 24}
+        ),
+    ]
+    jobs = [(make, seed) for seed in (0, 1) for make in makers]
+    sequential = [_episode(make, seed) for make, seed in jobs]
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        threaded = list(pool.map(lambda job: _episode(*job), jobs))
+    for a, b in zip(sequential, threaded, strict=True):
+        for x, y in zip(a, b, strict=True):
+            np.testing.assert_array_equal(x, y)
