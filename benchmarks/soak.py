@@ -351,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     report.rss_mb["after warm-up"] = rss_mb()
     budget = shares([o.calibration_ns * 1e-9 for _, o in plan], args.steps, args.cap)
     for (env, outcome), env_steps in zip(plan, budget, strict=True):
-        batches = max(1, env_steps // env.num_envs)
+        batches = max(1, -(-env_steps // env.num_envs))  # rounded up: the total is at least --steps
         counter = Counter(outcome, env.single_observation_space, reward_bounds(env.scenario))
         start = time.perf_counter()
         run_vector(env, counter, batches, rng)

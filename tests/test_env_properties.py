@@ -177,8 +177,8 @@ def test_copies_continue_in_lockstep(config, seed, how, at, actions):
                     if original is single and (got[2] or got[3]):
                         np.testing.assert_array_equal(single.reset()[0], twins[0].reset()[0])
             else:
-                single.step(a[0])
-                if single.batch.out[0, 4] or single.batch.out[0, 5]:
+                ended = single.step(a[0])[2:4]
+                if any(ended):
                     single.reset()
                 vec.step(a)
     except (ValueError, ConvergenceError):

@@ -321,10 +321,12 @@ class AttitudeBatch:
     def _integrate(self, rows: np.ndarray) -> None:
         """Advance the bodies ``rows`` by one control period: staged, checked, committed."""
         work, s, k = self._work, self.scenario, rows.size
-        gather(rows, self.state, work.state)
-        if k == self.num_bodies:
+        every = k == self.num_bodies
+        if every:
+            np.copyto(work.state, self.state)
             moments, loads = self.moments, work.loads
         else:
+            gather(rows, self.state, work.state)
             gather(rows, self.moments, work.moments)
             moments, loads = work.moments[:k], torques.Loads(work.params[:k])
         self.method.run(
@@ -343,7 +345,10 @@ class AttitudeBatch:
         bad = first_invalid(work.state, k)
         if bad >= 0:
             raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), work.state[bad])
-        commit(rows, work.state, self.state)
+        if every:  # the staged states become the state; the old array is the next scratch
+            self.state, work.state = work.state, self.state
+        else:
+            commit(rows, work.state, self.state)
 
     def _load_realistic(self, rows: np.ndarray) -> None:
         """Actuator torques after delay, noise and wheel momentum limits; the held

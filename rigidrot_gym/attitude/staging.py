@@ -68,15 +68,17 @@ def gather(rows, state, work):
 def first_invalid(work, count):
     """The first of the first ``count`` staged states that is not finite or whose
     attitude is not a unit quaternion (every method renormalises it; a collapsed one,
-    |q| → 0, comes from an overflow), or -1."""
-    for j in range(count):
+    |q| → 0, comes from an overflow), or -1. Branch-free over the rows (x · 0 is 0 for a
+    finite x and NaN otherwise), so that the loop vectorises."""
+    bad = -1
+    for j in range(count - 1, -1, -1):
+        nonfinite = 0.0
         for c in range(work.shape[1]):
-            if not np.isfinite(work[j, c]):
-                return j
-        norm = np.sqrt(work[j, 0] ** 2 + work[j, 1] ** 2 + work[j, 2] ** 2 + work[j, 3] ** 2)
-        if abs(norm - 1.0) > UNIT_TOLERANCE:
-            return j
-    return -1
+            nonfinite += work[j, c] * 0.0
+        norm2 = work[j, 0] ** 2 + work[j, 1] ** 2 + work[j, 2] ** 2 + work[j, 3] ** 2
+        if not (nonfinite == 0.0 and abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE):
+            bad = j
+    return bad
 
 
 @njit(cache=True)
