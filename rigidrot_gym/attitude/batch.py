@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.attitude import arguments, randomization
+from rigidrot_gym.attitude import randomization
 from rigidrot_gym.attitude.actuation import actuate, advance_realism, apply_action, clip_actions, load_torques
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.assessment import assess
@@ -201,25 +201,14 @@ class AttitudeBatch:
         # orbit phase at the episode start (rad) and its advance per control period
         self._phase = (np.zeros(n), motion * s.dt)
 
-    def reset_rows(self, rows: Sequence[int] | np.ndarray, options: dict | None = None) -> None:
-        """Draw new episodes for ``rows`` from their generators (``self.rngs``).
-
-        ``options`` may fix ``"attitude"`` ([w, x, y, z]), ``"rate"`` (rad/s, body
-        frame) and ``"target"`` ([w, x, y, z]) for every row reset.
-
-        Raises:
-            ValueError: for options that are not a dict, an unknown key or an invalid
-                value (checked before anything changes).
-        """
-        self.start_rows(rows, arguments.reset_options(options))
-
-    def start_rows(
+    def reset_rows(
         self,
         rows: Sequence[int] | np.ndarray,
         fixed: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = (None, None, None),
     ) -> None:
-        """Draw new episodes for ``rows`` with the checked options ``fixed`` (attitude,
-        rates, target; see :func:`~rigidrot_gym.attitude.arguments.reset_options`)."""
+        """Draw new episodes for ``rows`` from their generators (``self.rngs``), with the
+        start attitude, body rates and target fixed where ``fixed`` (checked by
+        :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         realistic = self._realistic
         variates = np.array([draw_variates(self.rngs[i], realistic) for i in rows]).reshape(rows.size, -1)
@@ -389,7 +378,7 @@ class AttitudeBatch:
         """Reset ``rows`` (with the checked options ``fixed``) and recompute their
         observations and outputs (rewards and flags of those rows are left to the caller's
         autoreset convention)."""
-        self.start_rows(rows, fixed)
+        self.reset_rows(rows, fixed)
         self._work.clipped[rows] = 0.0
         reward, flags = self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1]
         self._evaluate(rows, stepped=False)

@@ -266,7 +266,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         fixed = arguments.reset_options(options)  # checked before anything changes
         super().reset(seed=arguments.seed(seed))
         self.batch.rngs = [self.np_random]
-        self.batch.start_rows([0], fixed)
+        self.batch.reset_rows([0], fixed)
         self._ready = True
         self.batch.observe()
         if self.render_mode == "human":

@@ -74,9 +74,9 @@ class AttitudeSB3VecEnv(VecEnv):
             if seed is not None:
                 self.batch.rngs[i] = seeding.np_random(seed)[0]
         plain = [i for i in range(self.num_envs) if not self._options[i]]
-        self.batch.start_rows(plain)
+        self.batch.reset_rows(plain)
         for i in sorted(set(range(self.num_envs)) - set(plain)):
-            self.batch.start_rows([i], fixed[i])
+            self.batch.reset_rows([i], fixed[i])
         self._reset_seeds()
         self._reset_options()
         self.batch.observe()
