@@ -303,7 +303,8 @@ def to_markdown(report: Report) -> str:
     lines += [f"* skipped: {name} ({why})" for name, why in report.skipped.items()]
     lines += [
         "",
-        "| id | integrator | variant | envs | env steps | ns/env-step | non-finite | outside | raised |",
+        "| id | integrator | variant | envs | env steps | ns/env-step, checks included | non-finite "
+        "| outside | raised |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for o in report.configurations:
