@@ -44,8 +44,12 @@ def scalar(x, name: str, positive: bool = False) -> float:
     return float(x)
 
 
-def count(x, name: str, minimum: int) -> int:
-    """``x`` as an int ≥ ``minimum``."""
-    if not isinstance(x, numbers.Integral) or isinstance(x, bool) or x < minimum:
-        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {x!r}")
+def count(x, name: str, minimum: int, maximum: int | None = None) -> int:
+    """``x`` as an int ≥ ``minimum`` (and ≤ ``maximum`` if given)."""
+    integral = isinstance(x, numbers.Integral) and not isinstance(x, bool | np.bool_)
+    if maximum is None:
+        if not integral or x < minimum:
+            raise ValueError(f"{name} must be an integer ≥ {minimum}, got {x!r}")
+    elif not integral or not minimum <= x <= maximum:
+        raise ValueError(f"{name} must be an integer in [{minimum}, {maximum}], got {x!r}")
     return int(x)
