@@ -9,20 +9,19 @@ continues in lockstep. Random invalid inputs raise a ``ValueError`` that names t
 argument, and change nothing.
 
 Profiles (tests/conftest.py): a few derandomised examples in CI;
-``RIGIDROT_HYPOTHESIS=long`` for hundreds of random ones.
+``HYPOTHESIS_PROFILE=long`` for many random ones (profiles in ``tests/conftest.py``).
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import pickle
 
 import cloudpickle
 import gymnasium as gym
 import numpy as np
 from envstate import assert_same_state, state
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -32,9 +31,6 @@ from rigidrot_gym.attitude.scenario import FIELDS, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.physics import integrators
 from rigidrot_gym.physics.integrators import ConvergenceError
-
-PROFILE = "rigidrot-env-long" if os.environ.get("RIGIDROT_HYPOTHESIS") == "long" else "rigidrot-env-ci"
-SETTINGS = settings(settings.get_profile(PROFILE))
 
 IDS = rigidrot_gym.ENV_IDS
 TORQUE_METHODS = [n for n in integrators.names() if integrators.get(n).accepts_torque]
@@ -87,7 +83,6 @@ def _check_outputs(env, obs, reward=0.0, info=None) -> None:
         assert np.all(np.isfinite(np.asarray(value, dtype=float)))
 
 
-@SETTINGS
 @given(config=configs(), seed=SEEDS, actions=actions_for(25, 4))
 def test_valid_inputs_keep_the_invariants(config, seed, actions):
     env_id, overrides = config
@@ -110,7 +105,6 @@ def test_valid_inputs_keep_the_invariants(config, seed, actions):
             _check_outputs(env, obs, info=info)
 
 
-@SETTINGS
 @given(
     config=configs(),
     n=st.integers(1, 3),
@@ -150,7 +144,6 @@ COPIES = [
 ]
 
 
-@SETTINGS
 @given(
     config=configs(),
     seed=SEEDS,
@@ -200,7 +193,6 @@ INVALID_VALUES = st.one_of(
 FIELD_NAMES = sorted(set(FIELDS) - {"id", "description"})
 
 
-@SETTINGS
 @given(env_id=st.sampled_from(IDS), field=st.sampled_from(FIELD_NAMES), value=INVALID_VALUES)
 def test_an_invalid_override_names_the_field(env_id, field, value):
     # gym.make takes max_episode_steps itself (Gymnasium's TimeLimit); None means "the
@@ -229,7 +221,6 @@ BAD_ACTIONS = st.one_of(
 )
 
 
-@SETTINGS
 @given(env_id=st.sampled_from(IDS), seed=SEEDS, bad=BAD_ACTIONS)
 def test_an_invalid_action_names_the_action_and_changes_nothing(env_id, seed, bad):
     env = gym.make(env_id).unwrapped
@@ -256,7 +247,6 @@ BAD_OPTIONS = st.one_of(
 )
 
 
-@SETTINGS
 @given(env_id=st.sampled_from(IDS), seed=SEEDS, options=BAD_OPTIONS, vector=st.booleans())
 def test_invalid_reset_options_name_the_options_and_change_nothing(env_id, seed, options, vector):
     env = AttitudeVectorEnv(2, env_id) if vector else gym.make(env_id).unwrapped
@@ -271,7 +261,6 @@ def test_invalid_reset_options_name_the_options_and_change_nothing(env_id, seed,
     assert_same_state(before, state(env))
 
 
-@SETTINGS
 @given(
     env_id=st.sampled_from(IDS),
     bad=st.one_of(
