@@ -6,18 +6,22 @@ from __future__ import annotations
 import os
 import signal
 import struct
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
+from gymnasium.error import DependencyNotInstalled
 from ray_cluster import descendants_named
 
 from rigidrot_gym.tools.bench import campaign, control, policies
 from rigidrot_gym.tools.cli import main
 
-AGENT = Path(__file__).resolve().parents[1] / "training" / "runs" / "ppo_Reorient-v0_0"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _bits(summaries) -> list[tuple]:
@@ -104,10 +108,33 @@ def test_stored_blocks_read_back_bit_for_bit_and_resume_skips_them(tmp_path):
         campaign.run(tasks, {}, tmp_path)
 
 
-def test_ray_gives_the_local_tables_bit_for_bit_with_any_number_of_workers(ray_cluster, tmp_path):
-    makers = policies.resolve(["quaternion_feedback", "lqr", str(AGENT)])
-    tasks = _campaign(makers)
-    assert {t.policy for t in tasks} == {"quaternion_feedback", "lqr", "agent ppo_Reorient-v0_0"}
+@pytest.fixture(scope="module")
+def agent_folder(tmp_path_factory) -> Path:
+    """A PPO agent for Reorient-v0 (a few hundred steps of training: any weights will do)
+    saved as a training run: model.zip, vecnormalize.pkl, config.yml."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
+
+    folder = tmp_path_factory.mktemp("agents") / "ppo_Reorient-v0_tiny"
+    folder.mkdir()
+    env = VecNormalize(AttitudeSB3VecEnv(4, "RigidRot/Reorient-v0"))
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(256)
+    model.save(folder / "model.zip")
+    env.save(str(folder / "vecnormalize.pkl"))
+    (folder / "config.yml").write_text(yaml.safe_dump({"algo": "ppo", "env": "RigidRot/Reorient-v0"}))
+    return folder
+
+
+def test_ray_gives_the_local_tables_bit_for_bit_with_any_number_of_workers(
+    ray_cluster, agent_folder, tmp_path
+):
+    makers = policies.resolve(["quaternion_feedback", "lqr", str(agent_folder)])
+    tasks = _campaign(makers, scenarios=["RigidRot/Reorient-v0"], seeds=8, block_size=4)
+    assert len(tasks) == 3 * 3 * 2  # policies × cases × blocks
+    assert {t.policy for t in tasks} == {"quaternion_feedback", "lqr", "agent ppo_Reorient-v0_tiny"}
     local = control.gather(tasks, campaign.run(tasks, makers, tmp_path / "local", progress=False))
     # 1 CPU per task: three at once over the two nodes; 2 CPUs: one at a time on the worker node.
     for cpus in (1, 2):
@@ -165,3 +192,25 @@ def test_cli_on_ray_writes_under_the_current_folder_and_resumes(ray_cluster, tmp
     assert [p.stat().st_mtime_ns for p in shards] == stamps  # nothing recomputed
     assert (out / "control.csv").read_bytes() == first
     assert "4 tasks, 12 episodes" in capsys.readouterr().out
+
+
+def test_the_tools_load_ray_only_when_a_campaign_runs_on_it(monkeypatch):
+    code = (
+        "import sys\nimport rigidrot_gym.tools.cli\n"
+        "from rigidrot_gym.tools.bench import campaign, distributed, policies\n"
+        "print('ray' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(DependencyNotInstalled, match=r"rigidrot-gym\[ray\]"):
+        campaign.import_ray()
+
+
+def test_the_example_cluster_file_passes_rays_own_checks():
+    from ray.autoscaler._private.util import prepare_config, validate_config
+
+    config = yaml.safe_load((ROOT / "benchmarks" / "ray" / "cluster.yaml").read_text())
+    validate_config(prepare_config(config))  # what `ray up` does first
+    with pytest.raises(Exception, match="not_a_field"):
+        validate_config(prepare_config({**config, "not_a_field": 1}))
