@@ -241,10 +241,9 @@ def plot_profile(scores: dict[str, np.ndarray], path: Path) -> None:
         {k: np.asarray(v, dtype=float).reshape(-1, 1) for k, v in scores.items()}, taus
     )
     fig, ax = plt.subplots(figsize=(7, 4))
-    plot_utils.plot_performance_profiles(
-        profiles, taus, performance_profile_cis=cis, ax=ax, xlabel=r"evaluation success rate $\tau$"
-    )
-    ax.set_ylabel(r"fraction of runs with success rate $> \tau$")
+    plot_utils.plot_performance_profiles(profiles, taus, performance_profile_cis=cis, ax=ax)
+    ax.set_xlabel(r"evaluation success rate $\tau$", fontsize=11)
+    ax.set_ylabel(r"fraction of runs with success rate $> \tau$", fontsize=11)
     ax.legend(loc="lower left", fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -418,6 +417,9 @@ def main(argv: list[str] | None = None) -> Path:
     failed = [r.error for r in grid if r.error is not None]
     if failed:
         raise RuntimeError(f"{len(failed)} of {len(grid)} trials failed, the first: {failed[0]!r}")
+    unfinished = sum(1 for r in grid if "eval_success" not in (r.metrics or {}))
+    if unfinished:
+        raise RuntimeError(f"{unfinished} of {len(grid)} trials did not finish (interrupted?): {folder}/tune")
 
     results, progress, checkpoints = [], [], {}
     for result in sorted(grid, key=lambda r: (points.index(r.config["point"]), r.config["seed"])):

@@ -114,6 +114,7 @@ def _run_on_ray(
     started = not ray.is_initialized()
     if started:
         ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+    running = {}
     try:
         remote = ray.remote(run_task).options(num_cpus=cpus_per_task, max_retries=MAX_RETRIES)
         refs = {name: ray.put(makers[name]) for name in {t.policy for t in pending}}
@@ -124,6 +125,8 @@ def _run_on_ray(
                 running.pop(ref)
                 finished(ray.get(ref))
     finally:
+        for ref in running:  # a task failed or we were interrupted: stop what is left
+            ray.cancel(ref)
         if started:
             ray.shutdown()
 
