@@ -85,30 +85,46 @@ def _bench_throughput(args: argparse.Namespace) -> None:
 
 def _bench_control(args: argparse.Namespace) -> None:
     from rigidrot_gym.control import CONTROLLERS
-    from rigidrot_gym.tools.bench import control
+    from rigidrot_gym.tools.bench import campaign, control, policies
 
-    policies = {}
-    for name in args.policies or list(CONTROLLERS):
-        if name in CONTROLLERS:
-            policies[name] = CONTROLLERS[name]
-        elif Path(name).is_dir():
-            from rigidrot_gym.control import agents
-
-            agent = agents.load(name)
-            policies[f"agent {Path(name).name}"] = lambda scenario, agent=agent: agent.for_scenario(scenario)
-        else:
-            raise ValueError(
-                f"policy {name!r} is neither a controller ({', '.join(CONTROLLERS)}) nor a run folder"
-            )
-    summaries, traces = control.benchmark(
-        policies,
+    makers = policies.resolve(args.policies or list(CONTROLLERS))
+    tasks = control.plan(
+        makers,
         args.scenarios or control.DEFAULT_SCENARIOS,
         args.integrators or control.DEFAULT_INTEGRATORS,
         seeds=range(args.seeds),
         scales=args.inertia_scales or control.INERTIA_SCALES,
+        block_size=args.block_size,
     )
-    print(control.write(Path(args.out), summaries, traces))
-    print(f"wrote {args.out}/control.md, control.csv, control.png")
+    out = Path(args.out).resolve()
+    shards = out / "shards"
+    blocks = campaign.run(
+        tasks,
+        makers,
+        shards,
+        resume=args.resume,
+        use_ray=args.ray or args.address is not None,
+        address=args.address,
+        cpus_per_task=args.cpus_per_task,
+        progress=not args.no_progress,
+    )
+    summaries, traces = control.gather(tasks, blocks)
+    print(control.write(out, summaries, traces))
+    episodes = sum(len(t.seeds) for t in tasks)
+    print(f"{len(tasks)} tasks, {episodes} episodes; blocks in {shards}")
+    print(f"wrote {out}/control.md, control.csv, control.png")
+
+
+def _bench_ray(args: argparse.Namespace) -> None:
+    from rigidrot_gym.tools.bench import distributed
+
+    out = Path(args.out).resolve()
+    print(
+        distributed.run(
+            out, args.address, args.seeds, args.block_sizes, args.repeats, progress=not args.no_progress
+        )
+    )
+    print(f"wrote {out}/ray.md, ray.csv")
 
 
 def _add_bench(sub: argparse._SubParsersAction) -> None:
@@ -145,9 +161,35 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     ctl.add_argument("--integrators", nargs="+", help="default: semi_implicit, pybullet, rk4, nielsen_krenk")
     ctl.add_argument("--inertia-scales", type=float, nargs="+", help="true / estimate (default: 1, 0.8, 1.2)")
-    ctl.add_argument("--seeds", type=int, default=20, help="episodes per case")
-    ctl.add_argument("--out", default="benchmarks/results/control", help="output folder")
+    ctl.add_argument("--seeds", type=int, default=20, help="episodes per case (seeds 0, 1, ...)")
+    ctl.add_argument(
+        "--block-size", type=int, default=1000, help="seeds per task (one vector env): default 1000"
+    )
+    ctl.add_argument(
+        "--out",
+        default="outputs/bench-control",
+        help="output folder, relative to the current folder (default: outputs/bench-control; "
+        "the committed results: benchmarks/results/control)",
+    )
+    ctl.add_argument("--resume", action="store_true", help="keep the blocks already stored in OUT/shards")
+    ctl.add_argument("--ray", action="store_true", help="run the tasks on Ray (the [ray] extra)")
+    ctl.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster to join (implies --ray): auto, IP:PORT or ray://HOST:10001",
+    )
+    ctl.add_argument("--cpus-per-task", type=float, default=1.0, help="CPUs Ray reserves per task")
+    ctl.add_argument("--no-progress", action="store_true", help="no progress bar")
     ctl.set_defaults(run=_bench_control)
+
+    dist = benches.add_parser("ray", help="a control campaign in one process against a Ray cluster")
+    dist.add_argument("--address", default=None, help="Ray cluster (default: start two local 1-CPU nodes)")
+    dist.add_argument("--seeds", type=int, default=1000, help="episodes per case (40 cases)")
+    dist.add_argument("--block-sizes", type=int, nargs="+", default=[1000, 250], help="seeds per task")
+    dist.add_argument("--repeats", type=int, default=3, help="alternating runs per side (median)")
+    dist.add_argument("--out", default="outputs/bench-ray", help="output folder (default: outputs/bench-ray)")
+    dist.add_argument("--no-progress", action="store_true", help="no progress bars")
+    dist.set_defaults(run=_bench_ray)
 
 
 def build_parser() -> argparse.ArgumentParser:
