@@ -18,17 +18,22 @@ Compiled kernels are cached on disk (``@njit(cache=True)``). Numba stamps a cach
 the source of the kernel's own file only, so an edit to a function it calls (a torque
 model, a quaternion primitive) would leave a stale kernel behind; kernels of this
 package are therefore stamped with a digest of the whole package's source.
+
+Compiling takes seconds to a minute on first use: the first time numba compiles (not
+when it loads from the cache) a kernel of this package in a process, one line,
+:data:`COMPILE_NOTICE`, goes to stderr.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import sys
 from pathlib import Path
 
 import numba
 import numpy as np
-from numba.core import caching
+from numba.core import caching, event
 from numba.extending import overload, register_jitable
 
 jitable = register_jitable
@@ -75,6 +80,32 @@ caching.CacheImpl._locator_classes[:0] = [
     _package_locator(caching.InTreeCacheLocator),
     _package_locator(caching.UserWideCacheLocator),
 ]
+
+
+COMPILE_NOTICE = (
+    "rigidrot_gym: compiling numerical kernels (first use only; later runs load them from the cache)"
+)
+
+
+class _CompileNotice(event.Listener):
+    """Prints :data:`COMPILE_NOTICE` to stderr the first time numba compiles a function of
+    this package in this process. Numba broadcasts ``numba:compile`` only on a cache miss,
+    so loading cached kernels stays silent."""
+
+    def __init__(self):
+        self.shown = False
+
+    def on_start(self, ev: event.Event) -> None:
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", None) or ""
+        if not self.shown and module.split(".")[0] == _PACKAGE.name:
+            self.shown = True
+            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+event.register("numba:compile", _CompileNotice())
 
 
 def select(condition, if_true, if_false):
