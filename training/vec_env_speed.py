@@ -1,13 +1,16 @@
 """How much faster ``training/train.py`` trains than ``rl_zoo3.train``: one PPO run, three VecEnvs.
 
-    python training/vec_env_speed.py --env RigidRot/Reorient-v0 -n 65536 --repeats 3
+    python training/vec_env_speed.py --env RigidRot/Reorient-v0 -n 32768 --repeats 3
+    python training/vec_env_speed.py --vec-envs dummy subproc batched
 
 Runs the zoo's training command with its ``DummyVecEnv`` (``--vec-env dummy``, the zoo's
-default) and its ``SubprocVecEnv`` (``--vec-env subproc``), and ``training/train.py`` (the
-batched :class:`~rigidrot_gym.attitude.sb3.AttitudeSB3VecEnv`), on the same
+default) and, when asked, its ``SubprocVecEnv`` (``--vec-env subproc``: one process per
+env, 64 for PPO's hyperparameters, about 10 GB), and ``training/train.py`` (the batched
+:class:`~rigidrot_gym.attitude.sb3.AttitudeSB3VecEnv`), on the same
 hyperparameters (``training/hyperparams/<algo>.yml``, ``n_envs`` included), the same seed
-and the same number of steps, evaluation off, each in a fresh process (the env kernels
-compiled beforehand); the three alternate, ``--repeats`` times. Measured:
+and the same number of steps, evaluation off, torch on one thread (the zoo's advice for
+CPUs: on a busy machine a second thread spins and slows every step), each in a fresh
+process (the env kernels compiled beforehand); they alternate, ``--repeats`` times. Measured:
 stable-baselines3's own ``time/fps`` at the end of ``learn()`` (steps per second of the
 whole training loop: collection and gradient steps), and per repeat the ratio of the
 batched run to each zoo run; reported are the medians. Writes ``speed.md`` into ``--out``.
@@ -29,15 +32,24 @@ ROOT = HERE.parent
 FPS = re.compile(r"\|\s+fps\s+\|\s+(\d+)\s+\|")
 
 
+BATCHED = "training/train.py, batched env"
+LABELS = {
+    "dummy": "rl_zoo3.train, DummyVecEnv",
+    "subproc": "rl_zoo3.train, SubprocVecEnv",
+    "batched": BATCHED,
+}
+
+
 def commands(algo: str, env_id: str, steps: int, seed: int, log_folder: str) -> dict[str, list[str]]:
-    """The three training commands, by label."""
+    """The three training commands, by key of :data:`LABELS`."""
     common = ["--algo", algo, "--env", env_id, "-n", str(steps), "--seed", str(seed), "--eval-freq", "-1"]
     common += ["--conf-file", str(HERE / "hyperparams" / f"{algo}.yml"), "-f", log_folder, "--device", "cpu"]
+    common += ["--num-threads", "1"]
     zoo = [sys.executable, "-m", "rl_zoo3.train", "--gym-packages", "rigidrot_gym", *common]
     return {
-        "rl_zoo3.train, DummyVecEnv": [*zoo, "--vec-env", "dummy"],
-        "rl_zoo3.train, SubprocVecEnv": [*zoo, "--vec-env", "subproc"],
-        "training/train.py, batched env": [sys.executable, str(HERE / "train.py"), *common],
+        "dummy": [*zoo, "--vec-env", "dummy"],
+        "subproc": [*zoo, "--vec-env", "subproc"],
+        "batched": [sys.executable, str(HERE / "train.py"), *common],
     }
 
 
@@ -89,6 +101,9 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("-n", "--n-timesteps", type=int, default=65536, help="steps per training run")
     parser.add_argument("--repeats", type=int, default=3, help="runs of each command, alternating")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--vec-envs", nargs="+", choices=tuple(LABELS), default=["dummy", "batched"], help="which to run"
+    )
     parser.add_argument("--out", type=Path, default=Path("outputs/vec_env_speed"), help="output folder")
     args = parser.parse_args(argv)
 
@@ -97,13 +112,14 @@ def main(argv: list[str] | None = None) -> str:
     with tempfile.TemporaryDirectory() as logs:
         runs = commands(args.algo, args.env, args.n_timesteps, args.seed, logs)
         for repeat in range(args.repeats):
-            for label, command in runs.items():
-                rates.setdefault(label, []).append(steps_per_second(command))
+            for key in dict.fromkeys(["batched", *args.vec_envs]):
+                label = LABELS[key]
+                rates.setdefault(label, []).append(steps_per_second(runs[key]))
                 print(
                     f"repeat {repeat + 1}/{args.repeats}: {label}: {rates[label][-1]:,.0f} steps/s",
                     flush=True,
                 )
-    batched = rates["training/train.py, batched env"]
+    batched = rates[BATCHED]
     rows = [
         (
             label,
