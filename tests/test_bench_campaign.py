@@ -182,7 +182,7 @@ def test_cli_on_ray_writes_under_the_current_folder_and_resumes(ray_cluster, tmp
     argv = ["bench", "control", "--policies", "pd", "--scenarios", "RigidRot/Reorient-v0", "--integrators"]
     argv += ["semi_implicit", "--inertia-scales", "1", "--seeds", "6", "--block-size", "3", "--no-progress"]
     assert main([*argv, "--ray"]) == 0
-    out = tmp_path / "outputs" / "bench-control"
+    out = tmp_path / "outputs" / "control"
     assert f"wrote {out}/control.md" in capsys.readouterr().out
     first = (out / "control.csv").read_bytes()
     shards = sorted(out.glob("shards/*.csv"))

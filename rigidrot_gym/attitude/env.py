@@ -141,6 +141,17 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ``attitude_noise_deg`` (a star tracker), and the rates get white noise of std
     ``rate_noise`` plus a bias drawn per episode with std ``rate_bias`` (a gyro), rad/s.
 
+    The true state, whatever the observation shows (noisy, delayed, clipped, normalised),
+    is read from the env itself (``env.unwrapped``):
+
+    | Property         | Shape, unit     | Meaning                                             |
+    |------------------|-----------------|-----------------------------------------------------|
+    | `attitude`       | (4,)            | attitude q, scalar-first, body to world             |
+    | `body_rates`     | (3,), rad/s     | angular velocity ω in the body frame                |
+    | `target`         | (4,)            | the episode's target attitude                       |
+    | `wheel_momentum` | (n,), N·m·s     | each wheel's momentum about its axis (empty without wheels) |
+    | `inertia`        | (3, 3), kg·m²   | this episode's body-frame inertia tensor            |
+
     ## Rewards
 
     r = −(w_θ θ/π + w_ω min(|ω|/ω_max, 1) + w_u |a|²/3) + w_s · success − w_x · unsafe

@@ -26,6 +26,10 @@ package's kernels are then compiled in memory, with one :class:`CacheWarning`. A
 file that cannot be read (truncated or corrupted: ``UnpicklingError``, ``ValueError``,
 ``EOFError`` ...) is recompiled and rewritten, with a warning naming it, and a cache that
 cannot be written is skipped.
+
+Compiling takes seconds to a minute on first use: the first time numba compiles (not
+when it loads from the cache) a kernel of this package in a process, one line,
+:data:`COMPILE_NOTICE`, goes to stderr.
 """
 
 from __future__ import annotations
@@ -33,12 +37,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import sys
 import warnings
 from pathlib import Path
 
 import numba
 import numpy as np
-from numba.core import caching, dispatcher
+from numba.core import caching, dispatcher, event
 from numba.extending import overload, register_jitable
 
 jitable = register_jitable
@@ -178,6 +183,31 @@ def _enable_caching(self) -> None:
 
 
 dispatcher.Dispatcher.enable_caching = _enable_caching
+
+COMPILE_NOTICE = (
+    "rigidrot_gym: compiling numerical kernels (first use only; later runs load them from the cache)"
+)
+
+
+class _CompileNotice(event.Listener):
+    """Prints :data:`COMPILE_NOTICE` to stderr the first time numba compiles a function of
+    this package in this process. Numba broadcasts ``numba:compile`` only on a cache miss,
+    so loading cached kernels stays silent."""
+
+    def __init__(self):
+        self.shown = False
+
+    def on_start(self, ev: event.Event) -> None:
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", None) or ""
+        if not self.shown and module.split(".")[0] == _PACKAGE.name:
+            self.shown = True
+            print(COMPILE_NOTICE, file=sys.stderr, flush=True)
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+
+event.register("numba:compile", _CompileNotice())
 
 
 def select(condition, if_true, if_false):

@@ -101,8 +101,8 @@ class OneThread:
 
 
 def resolve(names: list[str]) -> dict[str, ControllerMaker | AgentMaker]:
-    """Policy makers by display name: controller names as they are, run folders as
-    ``agent <folder name>``.
+    """Policy makers by display name: controller names as they are, agent folders as
+    ``agent <algo folder>/<run folder>`` (the zoo's layout, e.g. ``agent ppo/RigidRot-Reorient-v0_1``).
 
     Raises:
         ValueError: for a name that is neither a controller nor a folder.
@@ -112,7 +112,8 @@ def resolve(names: list[str]) -> dict[str, ControllerMaker | AgentMaker]:
         if name in CONTROLLERS:
             makers[name] = ControllerMaker(name)
         elif Path(name).is_dir():
-            makers[f"agent {Path(name).name}"] = AgentMaker(name)
+            folder = Path(name).resolve()
+            makers[f"agent {folder.parent.name}/{folder.name}"] = AgentMaker(name)
         else:
             raise ValueError(
                 f"policy {name!r} is neither a controller ({', '.join(CONTROLLERS)}) nor a run folder"
