@@ -111,20 +111,21 @@ def test_stored_blocks_read_back_bit_for_bit_and_resume_skips_them(tmp_path):
 @pytest.fixture(scope="module")
 def agent_folder(tmp_path_factory) -> Path:
     """A PPO agent for Reorient-v0 (a few hundred steps of training: any weights will do)
-    saved as a training run: model.zip, vecnormalize.pkl, config.yml."""
+    saved as rl_zoo3 saves a run: <env>.zip and <env>/ with args.yml and vecnormalize.pkl."""
     from stable_baselines3 import PPO
     from stable_baselines3.common.vec_env import VecNormalize
 
     from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 
-    folder = tmp_path_factory.mktemp("agents") / "ppo_Reorient-v0_tiny"
-    folder.mkdir()
+    folder = tmp_path_factory.mktemp("agents") / "ppo" / "RigidRot-Reorient-v0_1"
+    (folder / "RigidRot-Reorient-v0").mkdir(parents=True)
     env = VecNormalize(AttitudeSB3VecEnv(4, "RigidRot/Reorient-v0"))
     model = PPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(256)
-    model.save(folder / "model.zip")
-    env.save(str(folder / "vecnormalize.pkl"))
-    (folder / "config.yml").write_text(yaml.safe_dump({"algo": "ppo", "env": "RigidRot/Reorient-v0"}))
+    model.save(folder / "RigidRot-Reorient-v0.zip")
+    env.save(str(folder / "RigidRot-Reorient-v0" / "vecnormalize.pkl"))
+    args = {"algo": "ppo", "env": "RigidRot/Reorient-v0"}
+    (folder / "RigidRot-Reorient-v0" / "args.yml").write_text(yaml.safe_dump(args))
     return folder
 
 
@@ -134,7 +135,7 @@ def test_ray_gives_the_local_tables_bit_for_bit_with_any_number_of_workers(
     makers = policies.resolve(["quaternion_feedback", "lqr", str(agent_folder)])
     tasks = _campaign(makers, scenarios=["RigidRot/Reorient-v0"], seeds=8, block_size=4)
     assert len(tasks) == 3 * 3 * 2  # policies × cases × blocks
-    assert {t.policy for t in tasks} == {"quaternion_feedback", "lqr", "agent ppo_Reorient-v0_tiny"}
+    assert {t.policy for t in tasks} == {"quaternion_feedback", "lqr", "agent ppo/RigidRot-Reorient-v0_1"}
     local = control.gather(tasks, campaign.run(tasks, makers, tmp_path / "local", progress=False))
     # 1 CPU per task: three at once over the two nodes; 2 CPUs: one at a time on the worker node.
     for cpus in (1, 2):

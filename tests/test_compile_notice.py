@@ -14,8 +14,9 @@ CODE = (
     "import numpy as np\n"
     "from rigidrot_gym.attitude.actuation import clip_actions\n"
     "a = np.zeros((2, 3))\n"
-    "clip_actions(a, a.copy())\n"
-    "clip_actions(a.astype(np.float32), a.copy())\n"
+    "rows = np.arange(2)\n"
+    "clip_actions(a, rows, a.copy())\n"
+    "clip_actions(a.astype(np.float32), rows, a.copy())\n"
     "print('done')\n"
 )
 

@@ -94,8 +94,9 @@ def test_iqm_and_confidence_intervals_across_seeds(sweep_folder):
 def test_the_best_agent_is_saved_like_a_training_run(sweep_folder):
     _, _, folder = sweep_folder
     best = folder / "best"
-    for name in ("model.zip", "vecnormalize.pkl", "config.yml", "args.yml", "command.txt"):
-        assert (best / name).exists(), name
+    assert (best / "RigidRot-Reorient-v0.zip").exists()
+    for name in ("vecnormalize.pkl", "config.yml", "args.yml", "command.txt"):
+        assert (best / "RigidRot-Reorient-v0" / name).exists(), name
     agent = agents.load(best)
     config = agent.config
     results = _rows(folder / "results.csv")

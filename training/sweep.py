@@ -27,8 +27,9 @@ Output, a new folder (an existing one is refused), by default
   the IQMs and their confidence bounds), ``progress.csv`` (every report),
   ``curves.png`` (success rate and return over training), ``profile.png``;
 * ``best/``: the agent of the best grid point's best seed (grid point by IQM of success,
-  then of return; seed by success, then return) saved like a ``training/train.py`` run:
-  ``model.zip``, ``vecnormalize.pkl``, ``config.yml``, ``args.yml``, ``command.txt``;
+  then of return; seed by success, then return) saved like a ``training/train.py`` run
+  (rl_zoo3's layout): ``<EnvName>.zip`` and ``<EnvName>/`` with ``vecnormalize.pkl``,
+  ``config.yml``, ``args.yml``, ``command.txt``;
 * ``sweep.yml``, ``args.yml``, ``command.txt``; ``tune/``: Ray Tune's experiment folder.
 
 Needs the ``[train]`` and ``[ray]`` extras. With ``--address`` the trials run on that
@@ -200,12 +201,16 @@ def trial(config: dict[str, Any]) -> None:
         "eval_final_error_deg": float(np.mean([e.final_error_deg for e in episodes])),
         "eval_settling_time": float(np.mean(successes)) if successes else float("nan"),
     }
-    run_config = {"algo": config["algo"], "env": env_id, "env_kwargs": config["env_kwargs"], "seed": seed}
+    args = {"algo": config["algo"], "env": env_id, "env_kwargs": config["env_kwargs"], "seed": seed}
+    name = zoo_name(env_id)
     with tempfile.TemporaryDirectory() as folder:
-        model.save(Path(folder) / "model.zip")
+        model.save(Path(folder) / f"{name}.zip")
+        params_dir = Path(folder) / name
+        params_dir.mkdir()
         if isinstance(env, VecNormalize):
-            env.save(str(Path(folder) / "vecnormalize.pkl"))
-        (Path(folder) / "config.yml").write_text(yaml.safe_dump({**run_config, **params}, sort_keys=False))
+            env.save(str(params_dir / "vecnormalize.pkl"))
+        (params_dir / "config.yml").write_text(yaml.safe_dump(params, sort_keys=False))
+        (params_dir / "args.yml").write_text(yaml.safe_dump(args, sort_keys=False))
         tune.report(final, checkpoint=tune.Checkpoint.from_directory(folder))
 
 
@@ -276,6 +281,11 @@ def plot_curves(progress: list[dict], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def zoo_name(env_id: str) -> str:
+    """The name rl_zoo3 gives an env id's files in a run folder (``RigidRot-Reorient-v0``)."""
+    return env_id.replace("/", "-")
 
 
 def run_folder(log_folder: Path, algo: str, env_id: str, name: str | None) -> Path:
@@ -450,8 +460,10 @@ def main(argv: list[str] | None = None) -> Path:
 
     best_dir = folder / "best"
     checkpoints[(best["point"], best["seed"])].to_directory(str(best_dir))
-    (best_dir / "args.yml").write_text(yaml.safe_dump({**vars(args), "seed": best["seed"]}, sort_keys=False))
-    (best_dir / "command.txt").write_text(command)
+    params_dir = best_dir / zoo_name(args.env)
+    trained = yaml.safe_load((params_dir / "args.yml").read_text())
+    (params_dir / "args.yml").write_text(yaml.safe_dump({**vars(args), **trained}, sort_keys=False))
+    (params_dir / "command.txt").write_text(command)
     minutes_best = f"{best['minutes']:.1f} min wall time (one trial of the sweep)\n"
     (best_dir / "training_time.txt").write_text(minutes_best)
     print(text)

@@ -5,8 +5,8 @@ None where the policy does not apply. Two kinds, both small when pickled:
 
 * :class:`ControllerMaker`: a controller of :data:`rigidrot_gym.control.CONTROLLERS` by
   name; a worker builds it from the name.
-* :class:`AgentMaker`: a training run's files (``model.zip``, ``config.yml``,
-  ``vecnormalize.pkl``) held as bytes. Shipped once to the object store, they reach each
+* :class:`AgentMaker`: a zoo training run's files (``<env>.zip`` and ``<env>/``'s
+  ``args.yml``, ``config.yml``, ``vecnormalize.pkl``) held as bytes. Shipped once to the object store, they reach each
   worker as bytes; a process loads the agent from them once and keeps it (keyed by the
   files' digest), so no task trains, loads or pickles an agent again. The agent predicts
   on one torch thread: how a matrix product is split over threads changes its rounding
@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.control import CONTROLLERS
+from rigidrot_gym.control import CONTROLLERS, agents
 
-# The files of a training run that rebuild its agent (rigidrot_gym.control.agents.load).
-AGENT_FILES = ("model.zip", "config.yml", "vecnormalize.pkl")
+# The files of a zoo run's parameter folder that rebuild its agent (agents.load).
+AGENT_FILES = ("args.yml", "config.yml", "vecnormalize.pkl")
 
 # Agents loaded in this process, by the digest of their files.
 _LOADED: dict[str, Any] = {}
@@ -48,20 +48,19 @@ class AgentMaker:
     """A trained agent, as the bytes of its run folder's files.
 
     Args:
-        run_dir: a folder written by ``training/train.py`` (``model.zip``, ``config.yml``,
-            optionally ``vecnormalize.pkl``).
+        run_dir: a run folder of ``rl_zoo3.train`` / ``training/train.py``
+            (e.g. ``training/agents/ppo/RigidRot-Reorient-v0_1``).
 
     Raises:
-        FileNotFoundError: if ``model.zip`` or ``config.yml`` is missing.
+        FileNotFoundError: if ``run_dir`` is not a zoo run folder.
     """
 
     def __init__(self, run_dir: str | Path):
-        run_dir = Path(run_dir)
-        present = [name for name in AGENT_FILES if (run_dir / name).exists()]
-        self.files = {name: (run_dir / name).read_bytes() for name in present}
-        for name in AGENT_FILES[:2]:
-            if name not in self.files:
-                raise FileNotFoundError(f"{run_dir} is not a training run: {name} is missing")
+        model, params = agents.run_files(run_dir)
+        self.files = {model.name: model.read_bytes()}
+        for name in AGENT_FILES:
+            if (params / name).exists():
+                self.files[f"{params.name}/{name}"] = (params / name).read_bytes()
         digest = hashlib.sha256()
         for name in sorted(self.files):
             digest.update(name.encode() + b"\0" + self.files[name])
@@ -70,10 +69,9 @@ class AgentMaker:
     def agent(self):
         """The agent, loaded once per process from the files."""
         if self.fingerprint not in _LOADED:
-            from rigidrot_gym.control import agents
-
             with tempfile.TemporaryDirectory(prefix="rigidrot-agent-") as folder:
                 for name, data in self.files.items():
+                    (Path(folder) / name).parent.mkdir(exist_ok=True)
                     (Path(folder) / name).write_bytes(data)
                 _LOADED[self.fingerprint] = agents.load(folder)
         return _LOADED[self.fingerprint]
