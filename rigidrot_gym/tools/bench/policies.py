@@ -6,12 +6,12 @@ None where the policy does not apply. Two kinds, both small when pickled:
 * :class:`ControllerMaker`: a controller of :data:`rigidrot_gym.control.CONTROLLERS` by
   name; a worker builds it from the name.
 * :class:`AgentMaker`: a zoo training run's files (``<env>.zip`` and ``<env>/``'s
-  ``args.yml``, ``config.yml``, ``vecnormalize.pkl``) held as bytes. Shipped once to the object store, they reach each
-  worker as bytes; a process loads the agent from them once and keeps it (keyed by the
-  files' digest), so no task trains, loads or pickles an agent again. The agent predicts
-  on one torch thread: how a matrix product is split over threads changes its rounding
-  (measured: 3.6e-7 on a batch of 5 with 2 threads against 1), and a campaign must give
-  the same bits in any process.
+  ``args.yml``, ``config.yml``, ``vecnormalize.pkl``) held as bytes. Shipped once to the
+  object store, they reach each worker as bytes; a process loads the agent from them
+  once and keeps it (keyed by the files' digest), so no task trains, loads or pickles
+  an agent again. The agent predicts on one torch thread: how a matrix product is split
+  over threads changes its rounding (measured: 3.6e-7 on a batch of 5 with 2 threads
+  against 1), and a campaign must give the same bits in any process.
 """
 
 from __future__ import annotations
