@@ -1,0 +1,231 @@
+"""mkdocs hooks: pages generated at build time from the sources of truth.
+
+* one API reference page per module of the package (``reference/<module>.md``, rendered by
+  mkdocstrings from the docstrings), listed in the nav by layer;
+* one page per scenario file in ``envs/`` (``environments/<stem>.md``): its id, the values
+  the package reads from it, and the file itself;
+* the committed benchmark figures (``benchmarks/results/*/*.png``) served under
+  ``results/``, so the pages show the plots the tables came with.
+
+Nothing here is copied into ``docs/``: the site changes when the code, a scenario or a
+committed result does.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import pkgutil
+from pathlib import Path
+
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "rigidrot_gym"
+# Reference sections in layer order, bottom up (README, "Layout").
+LAYERS = ("physics", "engines", "render", "attitude", "control", "tools")
+
+
+def modules() -> list[str]:
+    """Every module and package of rigidrot_gym, by its dotted name, sorted."""
+    found = [PACKAGE]
+    for info in pkgutil.walk_packages([str(ROOT / PACKAGE)], prefix=f"{PACKAGE}."):
+        found.append(info.name)
+    return sorted(found)
+
+
+def reference_page(module: str) -> str:
+    return f"reference/{module}.md"
+
+
+def scenario_files() -> list[Path]:
+    return sorted((ROOT / "envs").glob("*.toml"))
+
+
+def environment_page(path: Path) -> str:
+    return f"environments/{path.stem}.md"
+
+
+def on_config(config, **kwargs):
+    """Add the generated pages to the nav: environments after the overview, the reference last."""
+    nav = config["nav"]
+    for entry in nav:
+        if isinstance(entry, dict) and "Environments" in entry:
+            entry["Environments"] = [*entry["Environments"], *_environment_nav()]
+    nav.append({"Reference": _reference_nav()})
+    return config
+
+
+def _environment_nav() -> list[dict[str, str]]:
+    from rigidrot_gym.attitude.scenario import load
+
+    return [{load(path).id: environment_page(path)} for path in scenario_files()]
+
+
+def _reference_nav() -> list:
+    names = modules()
+    section = [{PACKAGE: reference_page(PACKAGE)}]
+    for layer in LAYERS:
+        prefix = f"{PACKAGE}.{layer}"
+        members = [n for n in names if n == prefix or n.startswith(prefix + ".")]
+        section.append({layer: [{n.removeprefix(PACKAGE + "."): reference_page(n)} for n in members]})
+    listed = {PACKAGE} | {n for n in names for layer in LAYERS if n.split(".")[1:2] == [layer]}
+    missing = sorted(set(names) - listed)
+    if missing:
+        raise ValueError(f"modules outside the layers {LAYERS}: {missing}; add their layer to docs/hooks.py")
+    return section
+
+
+def on_files(files: Files, config, **kwargs) -> Files:
+    for module in modules():
+        files.append(File.generated(config, reference_page(module), content=_reference_markdown(module)))
+    for path in scenario_files():
+        files.append(File.generated(config, environment_page(path), content=_environment_markdown(path)))
+    results = ROOT / "benchmarks" / "results"
+    for image in sorted(results.glob("*/*.png")):
+        uri = f"results/{image.relative_to(results).as_posix()}"
+        files.append(File.generated(config, uri, abs_src_path=str(image)))
+    return files
+
+
+def _reference_markdown(module: str) -> str:
+    """A module's page: mkdocstrings renders it. A package's page renders its docstring and
+    what it defines itself, then links each name of its ``__all__`` to the one page that
+    documents it (no second copy of a re-exported class)."""
+    source = ROOT / Path(*module.split("."))
+    if not (source / "__init__.py").exists():
+        return f"::: {module}\n"
+    own = _defined_names(source / "__init__.py")
+    page = f"::: {module}\n    options:\n      members: {own!r}\n"
+    exports = _exports(module, own)
+    if exports:
+        rows = "\n".join(f"| `{name}` | {link} |" for name, link in exports)
+        page += f"\n## Importable from `{module}`\n\n| name | documented at |\n|---|---|\n{rows}\n"
+    return page
+
+
+def _defined_names(init: Path) -> list[str]:
+    """Public names a package's ``__init__`` defines itself (not imports), and ``__version__``."""
+    names = []
+    for node in ast.parse(init.read_text()).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [t.id for t in targets if isinstance(t, ast.Name)]
+    return [n for n in names if not n.startswith("_") or n == "__version__"]
+
+
+def _exports(module: str, own: list[str]) -> list[tuple[str, str]]:
+    """(name, Markdown link to its reference entry) for each re-exported name of ``__all__``."""
+    package = importlib.import_module(module)
+    found = []
+    for name in getattr(package, "__all__", []):
+        if name in own:
+            found.append((name, f"[`{module}.{name}`][{module}.{name}]"))
+        elif name == "ENV_IDS":
+            found.append((name, "the ids of the scenario files: [Environments](../environments/index.md)"))
+        else:
+            value = getattr(package, name)
+            if inspect.ismodule(value):
+                path = value.__name__
+            elif inspect.isclass(value) or inspect.isfunction(value):
+                path = f"{value.__module__}.{value.__qualname__}"
+            else:
+                path = _defining_module(name, value) + f".{name}"
+            found.append((name, f"[`{path}`][{path}]"))
+    return found
+
+
+def _defining_module(name: str, value) -> str:
+    """The module of the package whose own code binds ``name`` to ``value`` (a constant)."""
+    for module in modules():
+        source = ROOT / Path(*module.split("."))
+        source = source / "__init__.py" if source.is_dir() else source.with_suffix(".py")
+        if name in _defined_names(source) and getattr(importlib.import_module(module), name, None) is value:
+            return module
+    raise ValueError(f"{name}: no module of {PACKAGE} defines it, so no reference entry documents it")
+
+
+def _environment_markdown(path: Path) -> str:
+    """The page of one scenario: its id and what it sets, read by the package, then the file."""
+    from rigidrot_gym.attitude.scenario import load
+
+    s = load(path)
+    moments = ", ".join(f"{m:g}" for m in s.inertia.diagonal())
+    diagonal = not (s.inertia - s.inertia.diagonal() * (s.inertia != 0)).any()
+    body = (
+        f"I = diag({moments}) kg·m²"
+        if diagonal
+        else f"tensor with diagonal ({moments}) kg·m², products of inertia"
+    )
+    torque = ", ".join(f"{t:g}" for t in s.max_torque)
+    rows = [
+        ("id", f"`{s.id}`"),
+        ("task", s.description),
+        ("body", body),
+        ("torque limit", f"({torque}) N·m per body axis"),
+        ("control period", f"{s.dt:g} s, {s.substeps} substep(s) of `{s.integrator}`"),
+        ("episode", f"{s.max_episode_steps} steps ({s.max_episode_steps * s.dt:g} s)"),
+        (
+            "start",
+            f"attitude {_attitude(s.start_attitude)}, "
+            f"rates {list(s.start_rate)} ± {s.start_rate_spread:g} rad/s",
+        ),
+        ("target", f"attitude {_attitude(s.target_attitude)}"),
+        ("success", f"pointing error < {s.pointing_tolerance_deg:g}°, \\|ω\\| < {s.rate_tolerance:g} rad/s"),
+        ("safety", f"\\|ω\\| > {s.max_rate:g} rad/s ends the episode"),
+        ("realism options", _realism(s)),
+    ]
+    table = "\n".join(f"| {k} | {v} |" for k, v in rows)
+    return f"""# {s.id}
+
+{s.description}.
+
+```python
+import gymnasium as gym
+import rigidrot_gym  # registers the ids
+
+env = gym.make("{s.id}")
+```
+
+Read by [`load`][rigidrot_gym.attitude.scenario.load] from `envs/{path.name}`:
+
+| field | value |
+|---|---|
+{table}
+
+The observation, action, reward and episode end are those of every id: see
+[`AttitudeEnv`][rigidrot_gym.attitude.env.AttitudeEnv]; the realism options are explained
+in [Realism options](../realism.md).
+
+## The scenario file
+
+```toml
+{path.read_text().rstrip()}
+```
+"""
+
+
+def _attitude(value) -> str:
+    return f'"{value}"' if isinstance(value, str) else f"{list(value)}"
+
+
+def _realism(s) -> str:
+    on = []
+    if s.wheels:
+        on.append(
+            f"{s.wheel_layout} reaction wheels ({s.wheel_max_torque:g} N·m, {s.wheel_max_momentum:g} N·m·s)"
+        )
+    if s.actuator_noise:
+        on.append(f"actuator noise {s.actuator_noise:g}")
+    if s.actuation_delay:
+        on.append("actuation delay")
+    if s.disturbance_constant or s.disturbance_random_walk or s.gravity_gradient:
+        on.append("disturbances")
+    if s.attitude_noise_deg or s.rate_noise or s.rate_bias:
+        on.append("sensor noise")
+    if s.randomize_inertia or s.randomize_inertia_rotation_deg or s.randomize_torque or s.randomize_start:
+        on.append("domain randomisation")
+    return ", ".join(on) if on else "none"
