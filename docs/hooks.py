@@ -89,6 +89,60 @@ def on_files(files: Files, config, **kwargs) -> Files:
     return files
 
 
+# Markers in hand-written pages, replaced by tables read from the package.
+MARKERS = {
+    "<!-- rigidrot:methods -->": lambda: _methods_table(),
+    "<!-- rigidrot:environments -->": lambda: _environments_table(),
+}
+
+
+def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
+    for marker, table in MARKERS.items():
+        if marker in markdown:
+            markdown = markdown.replace(marker, table())
+    return markdown
+
+
+def _methods_table() -> str:
+    """Every registered method (engines included): its module, order, cost and source."""
+    import sys
+
+    import rigidrot_gym  # noqa: F401  (registers the engines' methods too)
+    from rigidrot_gym.physics import integrators
+
+    rows = []
+    for name in integrators.names():
+        method = integrators.get(name)
+        owners = [
+            m.__name__
+            for m in list(sys.modules.values())
+            if getattr(m, "__name__", "").startswith(PACKAGE) and getattr(m, "METHOD", None) is method
+        ]
+        if len(owners) != 1:
+            raise ValueError(f"method {name!r}: expected one module defining it as METHOD, found {owners}")
+        evals = f"{method.torque_evals}" + (
+            f" + {method.torque_evals_per_iteration} per iteration"
+            if method.torque_evals_per_iteration
+            else ""
+        )
+        order = "exact" if method.order == 0 else str(method.order)
+        torque = "yes" if method.accepts_torque else "torque-free only"
+        rows.append(f"| [`{name}`][{owners[0]}] | {order} | {evals} | {torque} | {method.source} |")
+    header = "| method | order | torque evaluations / step | torque | source |\n|---|---:|---|---|---|\n"
+    return header + "\n".join(rows) + "\n"
+
+
+def _environments_table() -> str:
+    from rigidrot_gym.attitude.scenario import load
+
+    rows = []
+    for path in scenario_files():
+        s = load(path)
+        page = environment_page(path).removeprefix("environments/")
+        rows.append(f"| [`{s.id}`]({page}) | {s.description} | `envs/{path.name}` |")
+    return "| id | task | scenario file |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
 def _reference_markdown(module: str) -> str:
     """A module's page: mkdocstrings renders it. A package's page renders its docstring and
     what it defines itself, then links each name of its ``__all__`` to the one page that
