@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import importlib
-import inspect
 import pkgutil
 from pathlib import Path
 
@@ -172,8 +171,12 @@ def _defined_names(init: Path) -> list[str]:
 
 
 def _exports(module: str, own: list[str]) -> list[tuple[str, str]]:
-    """(name, Markdown link to its reference entry) for each re-exported name of ``__all__``."""
+    """(name, Markdown link to its reference entry) for each re-exported name of ``__all__``.
+
+    Resolved from the source, following imports, so that nothing heavy is imported (the
+    SB3 adapter's module imports stable-baselines3 and torch)."""
     package = importlib.import_module(module)
+    lazy = getattr(package, "_LAZY", {})  # PEP 562 names: the module that holds each
     found = []
     for name in getattr(package, "__all__", []):
         if name in own:
@@ -181,25 +184,39 @@ def _exports(module: str, own: list[str]) -> list[tuple[str, str]]:
         elif name == "ENV_IDS":
             found.append((name, "the ids of the scenario files: [Environments](../environments/index.md)"))
         else:
-            value = getattr(package, name)
-            if inspect.ismodule(value):
-                path = value.__name__
-            elif inspect.isclass(value) or inspect.isfunction(value):
-                path = f"{value.__module__}.{value.__qualname__}"
-            else:
-                path = _defining_module(name, value) + f".{name}"
+            path = _definition(module, name) or (_definition(lazy[name], name) if name in lazy else None)
+            if path is None:
+                raise ValueError(
+                    f"{module}.{name}: cannot find where it is defined, so no reference entry to link"
+                )
             found.append((name, f"[`{path}`][{path}]"))
     return found
 
 
-def _defining_module(name: str, value) -> str:
-    """The module of the package whose own code binds ``name`` to ``value`` (a constant)."""
-    for module in modules():
-        source = ROOT / Path(*module.split("."))
-        source = source / "__init__.py" if source.is_dir() else source.with_suffix(".py")
-        if name in _defined_names(source) and getattr(importlib.import_module(module), name, None) is value:
-            return module
-    raise ValueError(f"{name}: no module of {PACKAGE} defines it, so no reference entry documents it")
+def _source(module: str) -> Path | None:
+    base = ROOT / Path(*module.split("."))
+    for path in (base / "__init__.py", base.with_suffix(".py")):
+        if path.is_file():
+            return path
+    return None
+
+
+def _definition(module: str, name: str) -> str | None:
+    """The dotted path where ``name``, as seen in ``module``, is defined: in the module
+    itself, a submodule, or followed through ``from rigidrot_gym... import name``."""
+    if _source(f"{module}.{name}") is not None:
+        return f"{module}.{name}"
+    source = _source(module)
+    if source is None:
+        return None
+    if name in _defined_names(source):
+        return f"{module}.{name}"
+    for node in ast.parse(source.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(PACKAGE):
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    return _definition(node.module, alias.name)
+    return None
 
 
 def _environment_markdown(path: Path) -> str:
