@@ -18,6 +18,7 @@ import importlib
 import pkgutil
 from pathlib import Path
 
+import numpy as np
 from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,14 +225,14 @@ def _environment_markdown(path: Path) -> str:
     from rigidrot_gym.attitude.scenario import load
 
     s = load(path)
-    moments = ", ".join(f"{m:g}" for m in s.inertia.diagonal())
-    diagonal = not (s.inertia - s.inertia.diagonal() * (s.inertia != 0)).any()
+    moments = _numbers(s.inertia.diagonal())
+    diagonal = not np.any(s.inertia - np.diag(s.inertia.diagonal()))
     body = (
         f"I = diag({moments}) kg·m²"
         if diagonal
         else f"tensor with diagonal ({moments}) kg·m², products of inertia"
     )
-    torque = ", ".join(f"{t:g}" for t in s.max_torque)
+    torque = _numbers(s.max_torque)
     rows = [
         ("id", f"`{s.id}`"),
         ("task", s.description),
@@ -242,7 +243,7 @@ def _environment_markdown(path: Path) -> str:
         (
             "start",
             f"attitude {_attitude(s.start_attitude)}, "
-            f"rates {list(s.start_rate)} ± {s.start_rate_spread:g} rad/s",
+            f"rates ({_numbers(s.start_rate)}) ± {s.start_rate_spread:g} rad/s",
         ),
         ("target", f"attitude {_attitude(s.target_attitude)}"),
         ("success", f"pointing error < {s.pointing_tolerance_deg:g}°, \\|ω\\| < {s.rate_tolerance:g} rad/s"),
@@ -280,7 +281,11 @@ in [Realism options](../realism.md).
 
 
 def _attitude(value) -> str:
-    return f'"{value}"' if isinstance(value, str) else f"{list(value)}"
+    return f'"{value}"' if isinstance(value, str) else f"[{_numbers(value)}]"
+
+
+def _numbers(values) -> str:
+    return ", ".join(f"{v:g}" for v in values)
 
 
 def _realism(s) -> str:
