@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import numpy as np
@@ -96,11 +97,23 @@ MARKERS = {
 }
 
 
+# <!-- rigidrot:figures FOLDER -->: every plot committed in benchmarks/results/FOLDER/.
+FIGURES = re.compile(r"<!-- rigidrot:figures ([\w-]+) -->")
+
+
 def on_page_markdown(markdown: str, page, config, files, **kwargs) -> str:
     for marker, table in MARKERS.items():
         if marker in markdown:
             markdown = markdown.replace(marker, table())
-    return markdown
+    up = "../" * page.file.src_uri.count("/")
+    return FIGURES.sub(lambda m: _figures(m.group(1), up), markdown)
+
+
+def _figures(folder: str, up: str) -> str:
+    images = sorted((ROOT / "benchmarks" / "results" / folder).glob("*.png"))
+    if not images:
+        raise ValueError(f"benchmarks/results/{folder}/ has no plot to show")
+    return "\n\n".join(f"![{folder}: {i.stem}]({up}results/{folder}/{i.name})" for i in images)
 
 
 def _methods_table() -> str:
