@@ -3,7 +3,8 @@
 The single env (:mod:`rigidrot_gym.attitude.env`), the native vector env
 (:mod:`rigidrot_gym.attitude.vector_env`) and the stable-baselines3 adapter
 (:mod:`rigidrot_gym.attitude.sb3`) all run :class:`AttitudeBatch`; the dynamics are the
-library's integrators, called through :meth:`Method.run` on the whole batch at once.
+library's integrators, called through
+:meth:`Method.run <rigidrot_gym.physics.integrators.base.Method.run>` on the whole batch at once.
 
 Per body the core keeps the integrator state in principal axes, the target attitude,
 and the body's own inertia, principal frame and actuator limits (domain randomisation
@@ -265,14 +266,13 @@ class AttitudeBatch:
         :func:`~rigidrot_gym.attitude.arguments.actions`; clipped to [-1, 1]) for one control
         period to the bodies ``rows`` (default all; the others are not integrated and their
         actions not read); their results land in :attr:`obs` (N, 7 + wheels) and
-        :attr:`out` (N, 6, columns ``REWARD`` ...).
+        :attr:`out` (N, 6, columns ``REWARD`` ...). A step that raises changes nothing.
 
         Raises:
             ValueError: if an action of ``rows`` is NaN or infinite, or if the integrator's
                 result is not a valid state (a step too large for the motion, naming
                 ``dt``, ``substeps`` and the integrator).
             ConvergenceError: if an implicit method did not converge.
-            In every case nothing has changed.
         """
         rows = self._all if rows is None else rows
         if rows.size == 0:

@@ -247,8 +247,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
 
     ## Vectorized environment
 
-    ``gym.make_vec(id, num_envs=N)`` builds :class:`AttitudeVectorEnv`, which steps all N
-    bodies in one batched call of the same core (next-step autoreset).
+    ``gym.make_vec(id, num_envs=N)`` builds
+    :class:`~rigidrot_gym.attitude.vector_env.AttitudeVectorEnv`, which steps all N bodies in
+    one batched call of the same core (next-step autoreset).
 
     ## Version History
 

@@ -58,7 +58,9 @@ def diagonal_gains(
 
     Args:
         moments: (..., 3) principal moments J_i, kg·m².
-        attitude_weight, rate_weight, control_weight: a, b, r.
+        attitude_weight: a.
+        rate_weight: b.
+        control_weight: r.
 
     Returns:
         (k_q, k_ω), each (..., 3), N·m and N·m·s.
@@ -77,7 +79,8 @@ class LQR(Controller):
         attitude_weight: a, the weight of |q_v|² (positive).
         rate_weight: b, the weight of |ω|², s² (non-negative).
         control_weight: r, the weight of |u|², 1/(N·m)² (positive).
-        actuators, max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
+        actuators: see :class:`~rigidrot_gym.control.base.Controller`.
+        max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
         gyroscopic_compensation: add ω × (Ĵ ω + h) (default on), so that the rate dynamics are
             the linear model's ω̇ = Ĵ⁻¹ u when Ĵ = J.
 

@@ -31,7 +31,8 @@ class PD(QuaternionFeedback):
         inertia: the estimate Ĵ: (3,) principal moments or (3, 3) tensor, kg·m².
         kp: attitude gain, 1/s² (positive).
         kd: rate gain, 1/s (positive).
-        actuators, max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
+        actuators: see :class:`~rigidrot_gym.control.base.Controller`.
+        max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
     """
 
     def __init__(self, inertia, kp: float, kd: float, actuators, max_rate: float):

@@ -25,7 +25,8 @@ class QuaternionFeedback(Controller):
         inertia: the estimate Ĵ: (3,) principal moments or (3, 3) tensor, kg·m².
         stiffness: K, (3, 3) N·m (or a positive scalar k: K = k Ĵ).
         damping: C, (3, 3) N·m·s (or a positive scalar c: C = c Ĵ).
-        actuators, max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
+        actuators: see :class:`~rigidrot_gym.control.base.Controller`.
+        max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
     """
 
     def __init__(self, inertia, stiffness, damping, actuators, max_rate: float):

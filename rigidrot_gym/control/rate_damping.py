@@ -23,7 +23,8 @@ class RateDamping(Controller):
         inertia: the estimate Ĵ: (3,) principal moments or (3, 3) tensor, kg·m² (used
             for a scalar ``damping`` only).
         damping: Kd, (3, 3) N·m·s, or a positive scalar kd (1/s) for Kd = kd Ĵ.
-        actuators, max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
+        actuators: see :class:`~rigidrot_gym.control.base.Controller`.
+        max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
     """
 
     def __init__(self, inertia, damping, actuators, max_rate: float):

@@ -40,7 +40,8 @@ class SlidingMode(Controller):
         slope: k, 1/s (positive): on the surface ω = −k sgn(δq0) δq_v.
         boundary_layer: ε, 1/s (positive): the width of the linear zone of sat(s/ε).
         reaching_gain: G, 1/s²: a (3, 3) matrix, or a positive scalar g for G = g I.
-        actuators, max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
+        actuators: see :class:`~rigidrot_gym.control.base.Controller`.
+        max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
     """
 
     def __init__(

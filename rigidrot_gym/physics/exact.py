@@ -430,8 +430,8 @@ def symmetric_top(
     Args:
         q0 ((..., 4) array): unit initial attitudes.
         omega0 ((..., 3) array): initial body rates.
-        i_perp, i_axial (scalars or (...) arrays): transverse and axial moments,
-            broadcast with the batch.
+        i_perp (scalar or (...) array): transverse moment, broadcast with the batch.
+        i_axial (scalar or (...) array): axial moment, broadcast with the batch.
         t (scalar or (T,) array): times (negative allowed).
 
     Returns:

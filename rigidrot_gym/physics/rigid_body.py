@@ -67,12 +67,16 @@ def propagate_rigid_body(
     and ``torque(t, q, omega, p, v)`` (body frame, N·m).
 
     Args:
-        p0, v0: (..., 3) initial position (m) and velocity (m/s), world frame.
-        q0: (..., 4) initial attitude; omega0: (..., 3) initial body rates (rad/s).
+        p0: (..., 3) initial position, world frame, m.
+        v0: (..., 3) initial velocity, world frame, m/s.
+        q0: (..., 4) initial attitude.
+        omega0: (..., 3) initial body rates, rad/s.
         mass: scalar or (...) masses, kg.
         inertia: (..., 3) principal moments or (..., 3, 3) body tensor, kg·m².
-        dt, steps: step (s) and number of steps.
-        force, torque: ``None`` or callables as above; both see every stage's estimates.
+        dt: step, s.
+        steps: number of steps.
+        force: ``None`` or a callable as above; it sees every stage's estimates.
+        torque: ``None`` or a callable as above; it sees every stage's estimates.
         t0: initial time, s.
     """
     p0, v0 = validation.vectors(p0, "p0", 3), validation.vectors(v0, "v0", 3)

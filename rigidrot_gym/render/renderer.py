@@ -101,12 +101,14 @@ class BodyRenderer:
     Args:
         inertia: (3,) principal moments or a (3, 3) body-frame tensor (kg·m²); only the
             shape of the drawn ellipsoid depends on it, and the direction of L.
-        width, height: frame size in pixels.
+        width: frame width in pixels.
+        height: frame height in pixels.
         camera_distance: from the camera to the origin, in units of the largest
             semi-axis (which is 1).
-        camera_yaw, camera_pitch: degrees, PyBullet's convention with z up: yaw = pitch = 0
-            puts the camera on the −y axis looking along +y (x to the right, z up); yaw
-            turns it about +z, a negative pitch raises it above the x-y plane.
+        camera_yaw: degrees, PyBullet's convention with z up: yaw = pitch = 0 puts the
+            camera on the −y axis looking along +y (x to the right, z up); yaw turns it
+            about +z.
+        camera_pitch: degrees; a negative pitch raises the camera above the x-y plane.
         mode: ``"rgb_array"`` or ``"human"`` (a PyBullet GUI window; :meth:`render` still
             returns the frame). Without a display (no DISPLAY or WAYLAND_DISPLAY on
             Linux) ``"human"`` warns once and draws off-screen, like ``"rgb_array"``

@@ -1,11 +1,12 @@
 """Integration methods, chosen by name.
 
->>> from rigidrot_gym import integrators
->>> integrators.names()[:3]
-['euler', 'semi_implicit', 'rk4']
-
 Each method lives in its own module, whose docstring cites its source and states its
 order, its torque evaluations per step and what it conserves.
+
+Examples:
+    >>> from rigidrot_gym import integrators
+    >>> integrators.names()[:3]
+    ['euler', 'semi_implicit', 'rk4']
 """
 
 from __future__ import annotations
