@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Set up and run the project with nothing but Python: ``python3 dev.py demo`` / ``python3 dev.py test``.
 
-Both create ``.venv`` on first use with everything the README uses (the package with its
-``render``, ``train`` and ``dev`` extras) and reinstall into it whenever pyproject.toml
+Both create ``.venv`` on first use with everything the README uses (the package with the
+extras of :data:`INSTALLS`) and reinstall into it whenever pyproject.toml
 changes; then ``demo`` runs ``rigidrot demo`` and ``test`` runs ruff and pytest. pip's own
 output shows the progress of an install.
 """
