@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.attitude import randomization
+from rigidrot_gym.attitude import fused, randomization
 from rigidrot_gym.attitude.actuation import actuate, advance_realism, apply_action, clip_actions, load_torques
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.assessment import assess
@@ -162,12 +162,14 @@ class AttitudeBatch:
         moments, principal, _ = principal_frame(scenario.inertia)
         self._nominal = (moments, quat.identity() if principal is None else principal)
         n, m = self.num_bodies, self.actuators.count
-        # per-body copies (domain randomisation writes rows)
-        self.moments = np.tile(moments, (n, 1))
-        self.principal = np.tile(self._nominal[1], (n, 1))
-        self.max_torque = np.tile(self.actuators.max_torque, (n, 1))
-        self.state = np.zeros((n, STATE_SIZE))
-        self.target = np.tile(quat.identity(), (n, 1))
+        # Per-body copies (domain randomisation writes rows), stored component-major (the
+        # compiled step's loops over bodies vectorise on them) and read by rows through the
+        # transposed views of the properties below.
+        self._moments = np.tile(moments, (n, 1)).T.copy()
+        self._principal = np.tile(self._nominal[1], (n, 1)).T.copy()
+        self._max_torque = np.tile(self.actuators.max_torque, (n, 1)).T.copy()
+        self._state = np.zeros((STATE_SIZE, n))
+        self._target = np.tile(quat.identity(), (n, 1)).T.copy()
         self.steps = np.zeros(n, dtype=np.int64)
         self.hold = np.zeros(n, dtype=np.int64)
         self.rngs: list[np.random.Generator] = []
@@ -177,11 +179,42 @@ class AttitudeBatch:
         self.wheel_saturated = np.zeros(n, dtype=bool)
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
         self._all = np.arange(n)
+        self._no_waiting = np.zeros(n, dtype=bool)
+        self._fused = (
+            None
+            if scenario.realistic or not isinstance(self.method, integrators.ComponentMethod)
+            else fused.kernel_of(self.method.step)
+        )
         self._limits = np.array([scenario.success_hold_steps, scenario.max_episode_steps], dtype=np.int64)
         self._work = Workspace(n, m, self.obs.shape[1])
         self._realistic, self._wheels = scenario.realistic, scenario.wheels
         if self._realistic:
             self._init_realism()
+
+    @property
+    def state(self) -> np.ndarray:
+        """(N, 8) integrator states in principal axes: q, ω, the method's scalar (a view)."""
+        return self._state.T
+
+    @property
+    def moments(self) -> np.ndarray:
+        """(N, 3) principal moments of inertia, kg·m² (a view)."""
+        return self._moments.T
+
+    @property
+    def principal(self) -> np.ndarray:
+        """(N, 4) principal frames B, principal axes to body (a view)."""
+        return self._principal.T
+
+    @property
+    def max_torque(self) -> np.ndarray:
+        """(N, n) actuator torque limits, N·m (a view)."""
+        return self._max_torque.T
+
+    @property
+    def target(self) -> np.ndarray:
+        """(N, 4) target attitudes (a view)."""
+        return self._target.T
 
     def _init_realism(self) -> None:
         s, n = self.scenario, self.num_bodies
@@ -260,12 +293,12 @@ class AttitudeBatch:
         self._work.clipped[:] = 0.0
         self._evaluate(self._all, stepped=False)
 
-    def step(self, action: np.ndarray, rows: np.ndarray | None = None) -> None:
+    def step(self, action: np.ndarray, waiting: np.ndarray | None = None) -> None:
         """Apply ``action`` ((N, n), checked by
         :func:`~rigidrot_gym.attitude.arguments.actions`; clipped to [-1, 1]) for one control
-        period to the bodies ``rows`` (default all; the others are not integrated and their
-        actions not read); their results land in :attr:`obs` (N, 7 + wheels) and
-        :attr:`out` (N, 6, columns ``REWARD`` ...).
+        period to the bodies not ``waiting`` ((N,) bool, default none; the others are not
+        integrated and their actions not used); their results land in :attr:`obs`
+        (N, 7 + wheels) and :attr:`out` (N, 6, columns ``REWARD`` ...).
 
         Raises:
             ValueError: if an action of ``rows`` is NaN or infinite, or if the integrator's
@@ -274,7 +307,10 @@ class AttitudeBatch:
             ConvergenceError: if an implicit method did not converge.
             In every case nothing has changed.
         """
-        rows = self._all if rows is None else rows
+        if self._fused is not None:
+            self._step_fused(action, self._no_waiting if waiting is None else waiting)
+            return
+        rows = self._all if waiting is None else np.flatnonzero(~waiting)
         if rows.size == 0:
             return
         work, s = self._work, self.scenario
@@ -307,6 +343,47 @@ class AttitudeBatch:
             )
         self._evaluate(rows, stepped=True)
 
+    def _step_fused(self, action: np.ndarray, waiting: np.ndarray) -> None:
+        """The plain task's step: one call of :func:`~rigidrot_gym.attitude.fused.control_period`."""
+        work, s = self._work, self.scenario
+        kind, body = self._fused(
+            action,
+            waiting,
+            self._max_torque,
+            self._principal,
+            self._principal_axes,
+            self._target,
+            self._moments,
+            self._state,
+            work.soa_state,
+            work.soa_params,
+            self.opts,
+            s.dt,
+            s.substeps,
+            self.constants,
+            self._limits,
+            self.steps,
+            self.hold,
+            work.clipped,
+            self.obs,
+            self.out,
+            work.scratch,
+        )
+        if kind == fused.OK:
+            return
+        if kind == fused.NONFINITE_ACTION:
+            where = f" (env {body})" if self.num_bodies > 1 else ""
+            raise ValueError(f"action must be finite, got {action[body].tolist()}{where}")
+        if kind == fused.NOT_CONVERGED:
+            live = ~waiting
+            failed = int(np.sum(np.isinf(work.scratch[0]) & live))
+            options = dict(zip(self.method.options, self.opts.tolist(), strict=True))
+            raise integrators.ConvergenceError(
+                f"method {self.method.name!r} did not converge within its iteration limit for {failed} of "
+                f"{int(live.sum())} bodies (options {options}); reduce the step or raise max_iter"
+            )
+        raise divergence_error(s.integrator, s.dt, s.substeps, body, work.soa_state[:, body])
+
     def _integrate(self, rows: np.ndarray) -> None:
         """Advance the bodies ``rows`` by one control period: staged, checked, committed."""
         work, s, k = self._work, self.scenario, rows.size
@@ -334,8 +411,8 @@ class AttitudeBatch:
         bad = first_invalid(work.state, k)
         if bad >= 0:
             raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), work.state[bad])
-        if every:  # the staged states become the state; the old array is the next scratch
-            self.state, work.state = work.state, self.state
+        if every:
+            np.copyto(self.state, work.state)
         else:
             commit(rows, work.state, self.state)
 

@@ -75,6 +75,24 @@ def body_frame(state, principal, principal_axes, i):
     return qmul(q, qconj(b)), qrotate(b, w)
 
 
+@jitable
+def error_observation(q, w, target, inv_max_rate):
+    """One body's observation (δq with w ≥ 0, clipped ω / ω_max) as a 7-tuple, and the sine
+    and cosine of half its pointing error, |δq_xyz| and |δq_w|."""
+    error = qmul(qconj(target), q)
+    sign = select(error[0] < 0.0, -1.0, 1.0)
+    obs = (
+        sign * error[0],
+        sign * error[1],
+        sign * error[2],
+        sign * error[3],
+        min(max(w[0] * inv_max_rate, -1.0), 1.0),
+        min(max(w[1] * inv_max_rate, -1.0), 1.0),
+        min(max(w[2] * inv_max_rate, -1.0), 1.0),
+    )
+    return obs, vec.norm((error[1], error[2], error[3])), abs(error[0])
+
+
 @njit(cache=True, error_model="numpy")
 def observe(state, principal, principal_axes, target, max_rate, rows, obs, half):
     """Observation (float32) of the bodies ``rows``, and the sine and cosine of half
@@ -82,12 +100,6 @@ def observe(state, principal, principal_axes, target, max_rate, rows, obs, half)
     inv_max_rate = 1.0 / max_rate
     for i in rows:
         q, w = body_frame(state, principal, principal_axes, i)
-        error = qmul(qconj(vec.row4(target, i)), q)
-        sign = select(error[0] < 0.0, -1.0, 1.0)
-        obs[i, 0], obs[i, 1] = sign * error[0], sign * error[1]
-        obs[i, 2], obs[i, 3] = sign * error[2], sign * error[3]
-        obs[i, 4] = min(max(w[0] * inv_max_rate, -1.0), 1.0)
-        obs[i, 5] = min(max(w[1] * inv_max_rate, -1.0), 1.0)
-        obs[i, 6] = min(max(w[2] * inv_max_rate, -1.0), 1.0)
-        half[SIN_HALF, i] = vec.norm((error[1], error[2], error[3]))
-        half[COS_HALF, i] = abs(error[0])
+        o, half[SIN_HALF, i], half[COS_HALF, i] = error_observation(q, w, vec.row4(target, i), inv_max_rate)
+        for k in range(7):
+            obs[i, k] = o[k]

@@ -38,6 +38,9 @@ class Workspace:
             numpy's arctan2 is SIMD, and the same for every batch size, on contiguous rows).
         sensed, sensed_half: the state as the sensors report it, and its half angles.
         true_obs: (N, size) the observation of the true state (its pointing error scores).
+        soa_state, soa_params, scratch: the compiled step's staged states (8, N), held
+            torque parameters (SIZE, N) and statistics and half angles (5, N)
+            (:func:`~rigidrot_gym.attitude.fused.control_period`).
     """
 
     def __init__(self, num_bodies: int, actuators: int, obs_size: int) -> None:
@@ -53,6 +56,9 @@ class Workspace:
         self.sensed = np.zeros((n, STATE_SIZE))
         self.sensed_half = np.zeros((3, n))
         self.true_obs = np.zeros((n, obs_size), dtype=np.float32)
+        self.soa_state = np.zeros((STATE_SIZE, n))
+        self.soa_params = np.zeros((torques.SIZE, n))
+        self.scratch = np.zeros((5, n))
 
 
 @njit(cache=True)

@@ -41,6 +41,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import llvmlite.binding as llvm
 import numba
 import numpy as np
 from numba.core import caching, dispatcher, event
@@ -208,6 +209,34 @@ class _CompileNotice(event.Listener):
 
 
 event.register("numba:compile", _CompileNotice())
+
+# LLVM's inliner keeps a method's step (a few hundred instructions) out of line in the loop
+# over bodies at its default threshold for -O3 (275), and a loop with a call in it does not
+# vectorise: inlined, RK4 runs four bodies per AVX2 instruction, 4-5× faster. The threshold is
+# a process-wide LLVM option, so it is raised only while numba compiles a kernel of this
+# package (and set back to the -O3 default after), leaving other code's compilation as it was.
+_INLINE_THRESHOLD, _DEFAULT_INLINE_THRESHOLD = 5000, 275
+
+
+class _InlineSteps(event.Listener):
+    def __init__(self):
+        self.depth = 0
+
+    def on_start(self, ev: event.Event) -> None:
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", None) or ""
+        if self.depth or module.split(".")[0] == _PACKAGE.name:
+            if not self.depth:
+                llvm.set_option("", f"-inline-threshold={_INLINE_THRESHOLD}")
+            self.depth += 1
+
+    def on_end(self, ev: event.Event) -> None:
+        if self.depth:
+            self.depth -= 1
+            if not self.depth:
+                llvm.set_option("", f"-inline-threshold={_DEFAULT_INLINE_THRESHOLD}")
+
+
+event.register("numba:compile", _InlineSteps())
 
 
 def select(condition, if_true, if_false):
