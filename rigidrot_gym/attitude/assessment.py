@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rigidrot_gym.attitude.observation import HALF_ANGLE
+from rigidrot_gym.attitude.observation import COS_HALF, SIN_HALF, half_angle
 from rigidrot_gym.attitude.task import POINTING_DEG, RATE, REWARD, SUCCESS, TERMINATED, TRUNCATED
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable
@@ -42,11 +42,11 @@ def score(angle, rate, effort, constants, inv_max_rate, stepped, steps, hold, ho
 @njit(cache=True, error_model="numpy")
 def assess(state, action, constants, rows, stepped, steps, hold, limits, half, out):
     """Reward, pointing error, rate and flags (:func:`score`) of the bodies ``rows`` from
-    their half pointing angles (``half[HALF_ANGLE]``)."""
+    the sines and cosines of their half pointing errors (``half`` (2, N))."""
     inv_max_rate = 1.0 / constants[2]
     inv_actions = 1.0 / action.shape[1]
     for i in rows:
-        angle = 2.0 * half[HALF_ANGLE, i]
+        angle = 2.0 * half_angle(half[SIN_HALF, i], half[COS_HALF, i])
         rate = vec.norm((state[i, 4], state[i, 5], state[i, 6]))  # |ω| is the same in any frame
         effort = 0.0
         for k in range(action.shape[1]):

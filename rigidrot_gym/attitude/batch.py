@@ -44,14 +44,7 @@ from rigidrot_gym.attitude.actuation import actuate, advance_realism, apply_acti
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.assessment import assess
 from rigidrot_gym.attitude.disturbances import mean_motion
-from rigidrot_gym.attitude.observation import (
-    COS_HALF,
-    HALF_ANGLE,
-    SIN_HALF,
-    observe,
-    observe_actuators,
-    sense,
-)
+from rigidrot_gym.attitude.observation import observe, observe_actuators, sense
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.staging import Workspace, commit, divergence_error, first_invalid, gather
 from rigidrot_gym.attitude.starts import (
@@ -244,7 +237,7 @@ class AttitudeBatch:
         :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         realistic = self._realistic
-        variates = np.array([draw_variates(self.rngs[i], realistic) for i in rows]).reshape(rows.size, -1)
+        variates = draw_variates([self.rngs[i] for i in rows.tolist()], realistic)
         q, omega, target = start_states(self.scenario, variates)
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
@@ -364,7 +357,6 @@ class AttitudeBatch:
             self._limits,
             self.steps,
             self.hold,
-            work.clipped,
             self.obs,
             self.out,
             work.scratch,
@@ -477,10 +469,10 @@ class AttitudeBatch:
         )
 
     def _evaluate(self, rows: np.ndarray, stepped: bool) -> None:
-        """Observation, reward and flags of ``rows``. The pointing angle is computed by
-        numpy between two kernels: its arctan2 runs vectorised, four times faster than
-        the scalar one a kernel calls. With sensor noise the observation comes from a
-        perturbed copy of the state; the reward and flags always from the true state."""
+        """Observation, reward and flags of ``rows`` (the realism options' path; the plain
+        task's step is :mod:`~rigidrot_gym.attitude.fused`). With sensor noise the observation
+        comes from a perturbed copy of the state; the reward and flags always from the true
+        state."""
         work = self._work
         principal_axes, half, max_rate = self._principal_axes, work.half, self.scenario.max_rate
         if self._realistic and self._noisy_sensors:
@@ -519,7 +511,6 @@ class AttitudeBatch:
             )
         else:
             observe(self.state, self.principal, principal_axes, self.target, max_rate, rows, self.obs, half)
-        np.arctan2(half[SIN_HALF], half[COS_HALF], out=half[HALF_ANGLE])
         assess(
             self.state,
             work.clipped,

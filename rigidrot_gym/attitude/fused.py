@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from rigidrot_gym.attitude.assessment import score
-from rigidrot_gym.attitude.observation import error_observation
+from rigidrot_gym.attitude.observation import error_observation, half_angle
 from rigidrot_gym.attitude.task import POINTING_DEG, RATE, REWARD, SUCCESS, TERMINATED, TRUNCATED
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
@@ -50,6 +50,17 @@ def _column3(a, i):
 
 
 @jitable
+def _valid(work, i):
+    """Staged body i is finite (x · 0 is 0 for a finite x, NaN otherwise) and its attitude a
+    unit quaternion (every method renormalises it; a collapsed one comes from an overflow)."""
+    finite = 0.0
+    for c in range(STATE_SIZE):
+        finite += work[c, i] * 0.0
+    norm2 = work[0, i] ** 2 + work[1, i] ** 2 + work[2, i] ** 2 + work[3, i] ** 2
+    return finite == 0.0 and abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE
+
+
+@jitable
 def control_period(
     step,
     action,
@@ -69,7 +80,6 @@ def control_period(
     limits,
     steps,
     hold,
-    clipped,
     obs,
     out,
     scratch,
@@ -79,9 +89,9 @@ def control_period(
     Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
     principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
     axes; ``work`` (8, N) and ``params`` (SIZE, N) scratch; ``steps``, ``hold`` (N,) int64;
-    ``clipped`` (N, 3) the clipped actions; ``obs`` (N, 7) float32; ``out`` (N, 6);
-    ``scratch`` (5, N): the integrator's statistics (rows 0-1) and the sine, cosine and
-    half of each pointing error (rows 2-4). ``principal_axes``: every B is the identity.
+    ``obs`` (N, 7) float32; ``out`` (N, 6); ``scratch`` (14, N): the integrator's
+    statistics (rows 0-1), the clipped actions (2-4), the observation, pointing error and
+    rate (5-13). ``principal_axes``: every B is the identity.
 
     τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B is held over the period; the method advances
     ``work`` by ``dt`` in ``substeps``; every advanced state must be finite with a unit
@@ -92,23 +102,28 @@ def control_period(
     scratch).
     """
     n = state.shape[1]
-    for i in range(n):
-        if not waiting[i]:
-            for k in range(3):
-                if not np.isfinite(action[i, k]):
-                    return NONFINITE_ACTION, i
+    acts, results = scratch[2:5], scratch[5:14]
+    # Counted, not searched (an early exit stops the loop vectorising): found only if any.
+    nonfinite = 0
     for i in range(n):
         # A waiting body's action may be anything: it is read but not used.
         live = not waiting[i]
+        x, y, z = action[i, 0], action[i, 1], action[i, 2]
+        nonfinite += live and not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z))
         a = (
-            min(max(action[i, 0], -1.0), 1.0) if live else 0.0,
-            min(max(action[i, 1], -1.0), 1.0) if live else 0.0,
-            min(max(action[i, 2], -1.0), 1.0) if live else 0.0,
+            min(max(x, -1.0), 1.0) if live else 0.0,
+            min(max(y, -1.0), 1.0) if live else 0.0,
+            min(max(z, -1.0), 1.0) if live else 0.0,
         )
-        clipped[i, 0], clipped[i, 1], clipped[i, 2] = a
+        acts[0, i], acts[1, i], acts[2, i] = a
         tau = qrotate_inv(_column4(principal, i), vec.mul(a, _column3(max_torque, i)))
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
-        for c in range(STATE_SIZE):
+    if nonfinite:
+        for i in range(n):
+            if not waiting[i] and not np.all(np.isfinite(action[i])):
+                return NONFINITE_ACTION, i
+    for c in range(STATE_SIZE):
+        for i in range(n):
             work[c, i] = state[c, i]
     stats = scratch[0:2]
     for i in range(n):
@@ -132,50 +147,50 @@ def control_period(
         np.zeros((0, STATE_SIZE, n)),
         stats,
     )
+    failed = invalid = 0
     for i in range(n):
-        if not waiting[i] and np.isinf(stats[0, i]):
-            return NOT_CONVERGED, i
-    bad = -1
-    for i in range(n - 1, -1, -1):  # branch-free but for the result (x · 0 is NaN unless x is finite)
-        nonfinite = 0.0
-        for c in range(STATE_SIZE):
-            nonfinite += work[c, i] * 0.0
-        norm2 = work[0, i] ** 2 + work[1, i] ** 2 + work[2, i] ** 2 + work[3, i] ** 2
-        if not waiting[i] and not (nonfinite == 0.0 and abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE):
-            bad = i
-    if bad >= 0:
-        return INVALID_STATE, bad
+        live = not waiting[i]
+        failed += live and np.isinf(stats[0, i])
+        invalid += live and not _valid(work, i)
+    if failed or invalid:
+        kind = NOT_CONVERGED if failed else INVALID_STATE
+        for i in range(n):
+            if not waiting[i] and (np.isinf(stats[0, i]) if failed else not _valid(work, i)):
+                return kind, i
     inv_max_rate = 1.0 / constants[2]
-    sin_half, cos_half, half = scratch[2], scratch[3], scratch[4]
+    # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises) ...
     for i in range(n):
-        if not waiting[i]:
-            for c in range(STATE_SIZE):
-                state[c, i] = work[c, i]
-            q, w = _column4(work, i), (work[4, i], work[5, i], work[6, i])
-            if not principal_axes:
-                b = _column4(principal, i)
-                q, w = qmul(q, qconj(b)), qrotate(b, w)
-            o, sin_half[i], cos_half[i] = error_observation(q, w, _column4(target, i), inv_max_rate)
-            for k in range(7):
-                obs[i, k] = o[k]
-    # Apart: a loop that calls atan2 does not vectorise.
-    for i in range(n):
-        half[i] = np.arctan2(sin_half[i], cos_half[i])
+        q, w = _column4(work, i), (work[4, i], work[5, i], work[6, i])
+        if not principal_axes:
+            b = _column4(principal, i)
+            q, w = qmul(q, qconj(b)), qrotate(b, w)
+        o, sin_half, cos_half = error_observation(q, w, _column4(target, i), inv_max_rate)
+        for k in range(7):
+            results[k, i] = o[k]
+        results[7, i] = 2.0 * half_angle(sin_half, cos_half)
+        results[8, i] = vec.norm((work[4, i], work[5, i], work[6, i]))
+    for c in range(STATE_SIZE):
+        for i in range(n):
+            state[c, i] = state[c, i] if waiting[i] else work[c, i]
+    # ... then the bookkeeping, body by body.
     inv_actions = 1.0 / 3.0
+    hold_steps, max_steps = limits[0], limits[1]
     for i in range(n):
-        if not waiting[i]:
-            angle = 2.0 * half[i]
-            rate = vec.norm((state[4, i], state[5, i], state[6, i]))
-            effort = (clipped[i, 0] ** 2 + clipped[i, 1] ** 2 + clipped[i, 2] ** 2) * inv_actions
-            reward, success, terminated, truncated, steps[i], hold[i] = score(
-                angle, rate, effort, constants, inv_max_rate, True, steps[i], hold[i], limits[0], limits[1]
-            )
-            out[i, REWARD] = reward
-            out[i, POINTING_DEG] = angle * _TO_DEGREES
-            out[i, RATE] = rate
-            out[i, SUCCESS] = success
-            out[i, TERMINATED] = terminated
-            out[i, TRUNCATED] = truncated
+        if waiting[i]:
+            continue
+        for k in range(7):
+            obs[i, k] = results[k, i]
+        angle, rate = results[7, i], results[8, i]
+        effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
+        reward, success, terminated, truncated, steps[i], hold[i] = score(
+            angle, rate, effort, constants, inv_max_rate, True, steps[i], hold[i], hold_steps, max_steps
+        )
+        out[i, REWARD] = reward
+        out[i, POINTING_DEG] = angle * _TO_DEGREES
+        out[i, RATE] = rate
+        out[i, SUCCESS] = success
+        out[i, TERMINATED] = terminated
+        out[i, TRUNCATED] = truncated
     return OK, -1
 
 
@@ -199,7 +214,6 @@ def _compile(step: Callable) -> Callable:
         limits,
         steps,
         hold,
-        clipped,
         obs,
         out,
         scratch,
@@ -223,7 +237,6 @@ def _compile(step: Callable) -> Callable:
             limits,
             steps,
             hold,
-            clipped,
             obs,
             out,
             scratch,
