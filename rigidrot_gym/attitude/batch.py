@@ -167,12 +167,15 @@ class AttitudeBatch:
         self.hold = np.zeros(n, dtype=np.int64)
         self.rngs: list[np.random.Generator] = []
         self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
-        self.out = np.zeros((n, TRUNCATED + 1))
+        self._out = np.zeros((TRUNCATED + 1, n))
         self.wheel_momentum = np.zeros((n, m if scenario.wheels else 0))
         self.wheel_saturated = np.zeros(n, dtype=bool)
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
+        # What the compiled step reads for an evaluation without a step (float32, as agents'
+        # actions are, so that it is the same compiled specialisation).
+        self._idle_actions = np.zeros((n, self.actuators.count), dtype=np.float32)
         self._fused = (
             None
             if scenario.realistic or not isinstance(self.method, integrators.ComponentMethod)
@@ -188,6 +191,11 @@ class AttitudeBatch:
     def state(self) -> np.ndarray:
         """(N, 8) integrator states in principal axes: q, ω, the method's scalar (a view)."""
         return self._state.T
+
+    @property
+    def out(self) -> np.ndarray:
+        """(N, 6) per-body outputs of the last step or reset, columns ``REWARD`` … (a view)."""
+        return self._out.T
 
     @property
     def moments(self) -> np.ndarray:
@@ -283,6 +291,9 @@ class AttitudeBatch:
     def observe(self) -> None:
         """Compute the observation and outputs of the current state of every body (not
         advanced) into :attr:`obs` and :attr:`out`."""
+        if self._fused is not None:
+            self._step_fused(None, self._no_waiting)
+            return
         self._work.clipped[:] = 0.0
         self._evaluate(self._all, stepped=False)
 
@@ -336,11 +347,13 @@ class AttitudeBatch:
             )
         self._evaluate(rows, stepped=True)
 
-    def _step_fused(self, action: np.ndarray, waiting: np.ndarray) -> None:
-        """The plain task's step: one call of :func:`~rigidrot_gym.attitude.fused.control_period`."""
+    def _step_fused(self, action: np.ndarray | None, waiting: np.ndarray) -> None:
+        """The plain task's step (or, with ``action`` None, the evaluation of the bodies not
+        ``waiting`` as they are): one call of :func:`~rigidrot_gym.attitude.fused.control_period`."""
         work, s = self._work, self.scenario
+        stepped = action is not None
         kind, body = self._fused(
-            action,
+            action if stepped else self._idle_actions,
             waiting,
             self._max_torque,
             self._principal,
@@ -353,12 +366,13 @@ class AttitudeBatch:
             self.opts,
             s.dt,
             s.substeps,
+            stepped,
             self.constants,
             self._limits,
             self.steps,
             self.hold,
             self.obs,
-            self.out,
+            self._out,
             work.scratch,
         )
         if kind == fused.OK:
@@ -448,22 +462,27 @@ class AttitudeBatch:
         observations and outputs (rewards and flags of those rows are left to the caller's
         autoreset convention)."""
         self.reset_rows(rows, fixed)
-        self._work.clipped[rows] = 0.0
         reward, flags = self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1]
-        self._evaluate(rows, stepped=False)
+        if self._fused is not None:
+            others = np.ones(self.num_bodies, dtype=bool)
+            others[rows] = False
+            self._step_fused(None, others)
+        else:
+            self._work.clipped[rows] = 0.0
+            self._evaluate(rows, stepped=False)
         self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1] = reward, flags
 
     def result(self) -> StepResult:
         """The last step's arrays, copied."""
-        out = self.out
+        out = self._out
         return StepResult(
             obs=self.obs.copy(),
-            reward=out[:, REWARD].copy(),
-            terminated=out[:, TERMINATED] > 0.5,
-            truncated=out[:, TRUNCATED] > 0.5,
-            pointing_error_deg=out[:, POINTING_DEG].copy(),
-            rate=out[:, RATE].copy(),
-            is_success=out[:, SUCCESS] > 0.5,
+            reward=out[REWARD].copy(),
+            terminated=out[TERMINATED] > 0.5,
+            truncated=out[TRUNCATED] > 0.5,
+            pointing_error_deg=out[POINTING_DEG].copy(),
+            rate=out[RATE].copy(),
+            is_success=out[SUCCESS] > 0.5,
             wheel_momentum=self.wheel_momentum.copy(),
             wheel_saturated=self.wheel_saturated.copy(),
         )

@@ -53,7 +53,11 @@ def uniforms(rngs: Sequence[np.random.Generator], count: int) -> np.ndarray:
             out[j] = rng.random(count)
         return out
     bits = [rng.bit_generator for rng in rngs]
-    functions = np.array([_function(type(b), b) for b in bits], dtype=np.uint64)
+    kinds = set(map(type, bits))
+    if len(kinds) == 1:  # the common case: every row a PCG64
+        functions = np.full(len(bits), _function(kinds.pop(), bits[0]), dtype=np.uint64)
+    else:
+        functions = np.array([_function(type(b), b) for b in bits], dtype=np.uint64)
     states = np.array([b.ctypes.state_address for b in bits], dtype=np.uint64)
     _draw(functions, states, out)
     return out

@@ -76,6 +76,7 @@ def control_period(
     opts,
     dt,
     substeps,
+    stepped,
     constants,
     limits,
     steps,
@@ -84,12 +85,14 @@ def control_period(
     out,
     scratch,
 ):
-    """One control period of every body not ``waiting`` ((N,) bool).
+    """One control period of every body not ``waiting`` ((N,) bool); without ``stepped``,
+    only the observation and outputs of their current state (at reset: no action is read,
+    nothing advances, the flags are false).
 
     Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
     principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
     axes; ``work`` (8, N) and ``params`` (SIZE, N) scratch; ``steps``, ``hold`` (N,) int64;
-    ``obs`` (N, 7) float32; ``out`` (N, 6); ``scratch`` (14, N): the integrator's
+    ``obs`` (N, 7) float32; ``out`` (6, N) (rows ``REWARD`` …); ``scratch`` (14, N): the integrator's
     statistics (rows 0-1), the clipped actions (2-4), the observation, pointing error and
     rate (5-13). ``principal_axes``: every B is the identity.
 
@@ -106,8 +109,9 @@ def control_period(
     # Counted, not searched (an early exit stops the loop vectorising): found only if any.
     nonfinite = 0
     for i in range(n):
-        # A waiting body's action may be anything: it is read but not used.
-        live = not waiting[i]
+        # A waiting body's action may be anything (and without ``stepped`` every action):
+        # it is read but not used.
+        live = stepped and not waiting[i]
         x, y, z = action[i, 0], action[i, 1], action[i, 2]
         nonfinite += live and not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z))
         a = (
@@ -120,7 +124,9 @@ def control_period(
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
     if nonfinite:
         for i in range(n):
-            if not waiting[i] and not np.all(np.isfinite(action[i])):
+            if not waiting[i] and not (
+                np.isfinite(action[i, 0]) and np.isfinite(action[i, 1]) and np.isfinite(action[i, 2])
+            ):
                 return NONFINITE_ACTION, i
     for c in range(STATE_SIZE):
         for i in range(n):
@@ -140,11 +146,11 @@ def control_period(
         dt,
         substeps,
         0,
-        substeps,
+        substeps if stepped else 0,
         opts,
         False,
-        np.zeros((3, 0)),
-        np.zeros((0, STATE_SIZE, n)),
+        work[:3, :0],  # no angular momentum to renormalise with
+        work.reshape((1, STATE_SIZE, n))[:0],  # no trajectory to record
         stats,
     )
     failed = invalid = 0
@@ -183,14 +189,14 @@ def control_period(
         angle, rate = results[7, i], results[8, i]
         effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
         reward, success, terminated, truncated, steps[i], hold[i] = score(
-            angle, rate, effort, constants, inv_max_rate, True, steps[i], hold[i], hold_steps, max_steps
+            angle, rate, effort, constants, inv_max_rate, stepped, steps[i], hold[i], hold_steps, max_steps
         )
-        out[i, REWARD] = reward
-        out[i, POINTING_DEG] = angle * _TO_DEGREES
-        out[i, RATE] = rate
-        out[i, SUCCESS] = success
-        out[i, TERMINATED] = terminated
-        out[i, TRUNCATED] = truncated
+        out[REWARD, i] = reward
+        out[POINTING_DEG, i] = angle * _TO_DEGREES
+        out[RATE, i] = rate
+        out[SUCCESS, i] = success
+        out[TERMINATED, i] = terminated
+        out[TRUNCATED, i] = truncated
     return OK, -1
 
 
@@ -210,6 +216,7 @@ def _compile(step: Callable) -> Callable:
         opts,
         dt,
         substeps,
+        stepped,
         constants,
         limits,
         steps,
@@ -233,6 +240,7 @@ def _compile(step: Callable) -> Callable:
             opts,
             dt,
             substeps,
+            stepped,
             constants,
             limits,
             steps,
