@@ -3,7 +3,7 @@
 The single env (:mod:`rigidrot_gym.attitude.env`), the native vector env
 (:mod:`rigidrot_gym.attitude.vector_env`) and the stable-baselines3 adapter
 (:mod:`rigidrot_gym.attitude.sb3`) all run :class:`AttitudeBatch`; the dynamics are the
-library's integrators, called through :meth:`Method.run` on the whole batch at once.
+library's integrators, their step functions run over the whole batch at once.
 
 Per body the core keeps the integrator state in principal axes, the target attitude,
 and the body's own inertia, principal frame and actuator limits (domain randomisation
@@ -21,6 +21,10 @@ re-draws them per body at reset). Each step:
 A step may cover a subset of the bodies (a vector env's rows that await their autoreset
 are not integrated).
 
+Without realism options the whole step is one compiled call
+(:func:`~rigidrot_gym.attitude.fused.control_period`: steps 1-3, over component-major
+arrays so that the loops over bodies vectorise); the per-body arrays are therefore stored
+component-major and read by rows through transposed views (:attr:`AttitudeBatch.state` ...).
 The realism options of a scenario (:attr:`Scenario.realistic`) add, in compiled kernels
 over the bodies: a one-step actuation delay, actuator noise, wheel momentum and its limits,
 constant and random-walk disturbances, the gravity gradient, sensor noise on the
