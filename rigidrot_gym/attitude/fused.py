@@ -178,25 +178,29 @@ def control_period(
     for c in range(STATE_SIZE):
         for i in range(n):
             state[c, i] = state[c, i] if waiting[i] else work[c, i]
-    # ... then the bookkeeping, body by body.
+    # ... then the bookkeeping (selects: a waiting body keeps its values) ...
     inv_actions = 1.0 / 3.0
     hold_steps, max_steps = limits[0], limits[1]
     for i in range(n):
-        if waiting[i]:
-            continue
-        for k in range(7):
-            obs[i, k] = results[k, i]
+        live = not waiting[i]
         angle, rate = results[7, i], results[8, i]
         effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
-        reward, success, terminated, truncated, steps[i], hold[i] = score(
+        reward, success, terminated, truncated, count, streak = score(
             angle, rate, effort, constants, inv_max_rate, stepped, steps[i], hold[i], hold_steps, max_steps
         )
-        out[REWARD, i] = reward
-        out[POINTING_DEG, i] = angle * _TO_DEGREES
-        out[RATE, i] = rate
-        out[SUCCESS, i] = success
-        out[TERMINATED, i] = terminated
-        out[TRUNCATED, i] = truncated
+        steps[i] = count if live else steps[i]
+        hold[i] = streak if live else hold[i]
+        out[REWARD, i] = reward if live else out[REWARD, i]
+        out[POINTING_DEG, i] = angle * _TO_DEGREES if live else out[POINTING_DEG, i]
+        out[RATE, i] = rate if live else out[RATE, i]
+        out[SUCCESS, i] = success if live else out[SUCCESS, i]
+        out[TERMINATED, i] = terminated if live else out[TERMINATED, i]
+        out[TRUNCATED, i] = truncated if live else out[TRUNCATED, i]
+    # ... and the observations, body by body (float32 rows of 7).
+    for i in range(n):
+        if not waiting[i]:
+            for k in range(7):
+                obs[i, k] = results[k, i]
     return OK, -1
 
 
