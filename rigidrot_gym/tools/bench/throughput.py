@@ -222,7 +222,7 @@ def _phase_text(env_id: str, n: int, integrator: str, phases: dict[str, float], 
     if not phases:
         return []
     text = [
-        f"Where a vector step of {n} envs of {env_id} goes, ns per env-step (medians; one thread):",
+        f"Where a vector step of {n} envs of {env_id} goes, ns per env-step (best of 31 runs; one thread):",
         "",
         markdown_table(("phase", "ns per env-step"), [(k, f"{v:.1f}") for k, v in phases.items()], "lr"),
         "",
