@@ -215,7 +215,7 @@ event.register("numba:compile", _CompileNotice())
 # method's step (a few hundred instructions) out of line in the loop over bodies at its
 # default threshold, and a loop with a call in it does not vectorise: inlined, RK4 runs four
 # bodies per AVX2 instruction, 3-4× faster.
-_OPTIONS = {"inline-threshold": (5000, 275)}
+_OPTIONS = {"inline-threshold": (5000, 250)}  # 250: LLVM's threshold at -O3
 
 
 def _set_options(which: int) -> None:
