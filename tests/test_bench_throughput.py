@@ -27,6 +27,6 @@ def test_quick_throughput_benchmark(tmp_path, capsys):
     assert (tmp_path / "throughput.png").stat().st_size > 0
 
 
-def test_kernels_load_from_the_cache_faster_than_they_compile():
-    compiling, loading = throughput.compile_times()
-    assert loading < compiling / 5
+def test_a_second_process_loads_every_kernel_from_the_cache():
+    times = throughput.compile_times()
+    assert times.kernels and not times.recompiled, times

@@ -28,7 +28,7 @@ ALLOWED = {
     "tools": {"control", "attitude", "engines", "render", "physics"},
 }
 # Third-party packages the physics layer may import: the numerical stack only.
-PHYSICS_THIRD_PARTY = {"numpy", "numba", "scipy"}
+PHYSICS_THIRD_PARTY = {"numpy", "numba", "llvmlite", "scipy"}  # llvmlite: numba's own compiler backend
 
 
 def _modules(root: Path = PACKAGE) -> list[Path]:

@@ -3,8 +3,7 @@
 The single env (:mod:`rigidrot_gym.attitude.env`), the native vector env
 (:mod:`rigidrot_gym.attitude.vector_env`) and the stable-baselines3 adapter
 (:mod:`rigidrot_gym.attitude.sb3`) all run :class:`AttitudeBatch`; the dynamics are the
-library's integrators, called through
-:meth:`Method.run <rigidrot_gym.physics.integrators.base.Method.run>` on the whole batch at once.
+library's integrators, their step functions run over the whole batch at once.
 
 Per body the core keeps the integrator state in principal axes, the target attitude,
 and the body's own inertia, principal frame and actuator limits (domain randomisation
@@ -22,6 +21,10 @@ re-draws them per body at reset). Each step:
 A step may cover a subset of the bodies (a vector env's rows that await their autoreset
 are not integrated).
 
+Without realism options the whole step is one compiled call
+(:func:`~rigidrot_gym.attitude.fused.control_period`: steps 1-3, over component-major
+arrays so that the loops over bodies vectorise); the per-body arrays are therefore stored
+component-major and read by rows through transposed views (:attr:`AttitudeBatch.state` ...).
 The realism options of a scenario (:attr:`Scenario.realistic`) add, in compiled kernels
 over the bodies: a one-step actuation delay, actuator noise, wheel momentum and its limits,
 constant and random-walk disturbances, the gravity gradient, sensor noise on the
@@ -40,19 +43,12 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.attitude import randomization
+from rigidrot_gym.attitude import fused, randomization
 from rigidrot_gym.attitude.actuation import actuate, advance_realism, apply_action, clip_actions, load_torques
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.assessment import assess
 from rigidrot_gym.attitude.disturbances import mean_motion
-from rigidrot_gym.attitude.observation import (
-    COS_HALF,
-    HALF_ANGLE,
-    SIN_HALF,
-    observe,
-    observe_actuators,
-    sense,
-)
+from rigidrot_gym.attitude.observation import observe, observe_actuators, sense
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.staging import Workspace, commit, divergence_error, first_invalid, gather
 from rigidrot_gym.attitude.starts import (
@@ -163,26 +159,67 @@ class AttitudeBatch:
         moments, principal, _ = principal_frame(scenario.inertia)
         self._nominal = (moments, quat.identity() if principal is None else principal)
         n, m = self.num_bodies, self.actuators.count
-        # per-body copies (domain randomisation writes rows)
-        self.moments = np.tile(moments, (n, 1))
-        self.principal = np.tile(self._nominal[1], (n, 1))
-        self.max_torque = np.tile(self.actuators.max_torque, (n, 1))
-        self.state = np.zeros((n, STATE_SIZE))
-        self.target = np.tile(quat.identity(), (n, 1))
+        # Per-body copies (domain randomisation writes rows), stored component-major (the
+        # compiled step's loops over bodies vectorise on them) and read by rows through the
+        # transposed views of the properties below.
+        self._moments = np.tile(moments, (n, 1)).T.copy()
+        self._principal = np.tile(self._nominal[1], (n, 1)).T.copy()
+        self._max_torque = np.tile(self.actuators.max_torque, (n, 1)).T.copy()
+        self._state = np.zeros((STATE_SIZE, n))
+        self._target = np.tile(quat.identity(), (n, 1)).T.copy()
         self.steps = np.zeros(n, dtype=np.int64)
         self.hold = np.zeros(n, dtype=np.int64)
         self.rngs: list[np.random.Generator] = []
         self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
-        self.out = np.zeros((n, TRUNCATED + 1))
+        self._out = np.zeros((TRUNCATED + 1, n))
         self.wheel_momentum = np.zeros((n, m if scenario.wheels else 0))
         self.wheel_saturated = np.zeros(n, dtype=bool)
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
         self._all = np.arange(n)
+        self._no_waiting = np.zeros(n, dtype=bool)
+        # What the compiled step reads for an evaluation without a step (float32, as agents'
+        # actions are, so that it is the same compiled specialisation).
+        self._idle_actions = np.zeros((n, self.actuators.count), dtype=np.float32)
+        self._fused = (
+            None
+            if scenario.realistic or not isinstance(self.method, integrators.ComponentMethod)
+            else fused.kernel_of(self.method.step)
+        )
         self._limits = np.array([scenario.success_hold_steps, scenario.max_episode_steps], dtype=np.int64)
         self._work = Workspace(n, m, self.obs.shape[1])
         self._realistic, self._wheels = scenario.realistic, scenario.wheels
         if self._realistic:
             self._init_realism()
+
+    @property
+    def state(self) -> np.ndarray:
+        """(N, 8) integrator states in principal axes: q, ω, the method's scalar (a view)."""
+        return self._state.T
+
+    @property
+    def out(self) -> np.ndarray:
+        """(N, 6) per-body outputs of the last step or reset, columns ``REWARD`` … (a view)."""
+        return self._out.T
+
+    @property
+    def moments(self) -> np.ndarray:
+        """(N, 3) principal moments of inertia, kg·m² (a view)."""
+        return self._moments.T
+
+    @property
+    def principal(self) -> np.ndarray:
+        """(N, 4) principal frames B, principal axes to body (a view)."""
+        return self._principal.T
+
+    @property
+    def max_torque(self) -> np.ndarray:
+        """(N, n) actuator torque limits, N·m (a view)."""
+        return self._max_torque.T
+
+    @property
+    def target(self) -> np.ndarray:
+        """(N, 4) target attitudes (a view)."""
+        return self._target.T
 
     def _init_realism(self) -> None:
         s, n = self.scenario, self.num_bodies
@@ -212,7 +249,7 @@ class AttitudeBatch:
         :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         realistic = self._realistic
-        variates = np.array([draw_variates(self.rngs[i], realistic) for i in rows]).reshape(rows.size, -1)
+        variates = draw_variates([self.rngs[i] for i in rows.tolist()], realistic)
         q, omega, target = start_states(self.scenario, variates)
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
@@ -258,23 +295,30 @@ class AttitudeBatch:
     def observe(self) -> None:
         """Compute the observation and outputs of the current state of every body (not
         advanced) into :attr:`obs` and :attr:`out`."""
+        if self._fused is not None:
+            self._step_fused(None, self._no_waiting)
+            return
         self._work.clipped[:] = 0.0
         self._evaluate(self._all, stepped=False)
 
-    def step(self, action: np.ndarray, rows: np.ndarray | None = None) -> None:
+    def step(self, action: np.ndarray, waiting: np.ndarray | None = None) -> None:
         """Apply ``action`` ((N, n), checked by
         :func:`~rigidrot_gym.attitude.arguments.actions`; clipped to [-1, 1]) for one control
-        period to the bodies ``rows`` (default all; the others are not integrated and their
-        actions not read); their results land in :attr:`obs` (N, 7 + wheels) and
-        :attr:`out` (N, 6, columns ``REWARD`` ...). A step that raises changes nothing.
+        period to the bodies not ``waiting`` ((N,) bool, default none; the others are not
+        integrated and their actions not used); their results land in :attr:`obs`
+        (N, 7 + wheels) and :attr:`out` (N, 6, columns ``REWARD`` ...). A step that
+        raises changes nothing.
 
         Raises:
-            ValueError: if an action of ``rows`` is NaN or infinite, or if the integrator's
-                result is not a valid state (a step too large for the motion, naming
-                ``dt``, ``substeps`` and the integrator).
+            ValueError: if an action of a body not waiting is NaN or infinite, or if the
+                integrator's result is not a valid state (a step too large for the motion,
+                naming ``dt``, ``substeps`` and the integrator).
             ConvergenceError: if an implicit method did not converge.
         """
-        rows = self._all if rows is None else rows
+        if self._fused is not None:
+            self._step_fused(action, self._no_waiting if waiting is None else waiting)
+            return
+        rows = self._all if waiting is None else np.flatnonzero(~waiting)
         if rows.size == 0:
             return
         work, s = self._work, self.scenario
@@ -307,6 +351,49 @@ class AttitudeBatch:
             )
         self._evaluate(rows, stepped=True)
 
+    def _step_fused(self, action: np.ndarray | None, waiting: np.ndarray) -> None:
+        """The plain task's step (or, with ``action`` None, the evaluation of the bodies not
+        ``waiting`` as they are): one call of :func:`~rigidrot_gym.attitude.fused.control_period`."""
+        work, s = self._work, self.scenario
+        stepped = action is not None
+        kind, body = self._fused(
+            action if stepped else self._idle_actions,
+            waiting,
+            self._max_torque,
+            self._principal,
+            self._principal_axes,
+            self._target,
+            self._moments,
+            self._state,
+            work.soa_state,
+            work.soa_params,
+            self.opts,
+            s.dt,
+            s.substeps,
+            stepped,
+            self.constants,
+            self._limits,
+            self.steps,
+            self.hold,
+            self.obs,
+            self._out,
+            work.scratch,
+        )
+        if kind == fused.OK:
+            return
+        if kind == fused.NONFINITE_ACTION:
+            where = f" (env {body})" if self.num_bodies > 1 else ""
+            raise ValueError(f"action must be finite, got {action[body].tolist()}{where}")
+        if kind == fused.NOT_CONVERGED:
+            live = ~waiting
+            failed = int(np.sum(np.isinf(work.scratch[0]) & live))
+            options = dict(zip(self.method.options, self.opts.tolist(), strict=True))
+            raise integrators.ConvergenceError(
+                f"method {self.method.name!r} did not converge within its iteration limit for {failed} of "
+                f"{int(live.sum())} bodies (options {options}); reduce the step or raise max_iter"
+            )
+        raise divergence_error(s.integrator, s.dt, s.substeps, body, work.soa_state[:, body])
+
     def _integrate(self, rows: np.ndarray) -> None:
         """Advance the bodies ``rows`` by one control period: staged, checked, committed."""
         work, s, k = self._work, self.scenario, rows.size
@@ -334,8 +421,8 @@ class AttitudeBatch:
         bad = first_invalid(work.state, k)
         if bad >= 0:
             raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), work.state[bad])
-        if every:  # the staged states become the state; the old array is the next scratch
-            self.state, work.state = work.state, self.state
+        if every:
+            np.copyto(self.state, work.state)
         else:
             commit(rows, work.state, self.state)
 
@@ -379,31 +466,36 @@ class AttitudeBatch:
         observations and outputs (rewards and flags of those rows are left to the caller's
         autoreset convention)."""
         self.reset_rows(rows, fixed)
-        self._work.clipped[rows] = 0.0
         reward, flags = self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1]
-        self._evaluate(rows, stepped=False)
+        if self._fused is not None:
+            others = np.ones(self.num_bodies, dtype=bool)
+            others[rows] = False
+            self._step_fused(None, others)
+        else:
+            self._work.clipped[rows] = 0.0
+            self._evaluate(rows, stepped=False)
         self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1] = reward, flags
 
     def result(self) -> StepResult:
         """The last step's arrays, copied."""
-        out = self.out
+        out = self._out
         return StepResult(
             obs=self.obs.copy(),
-            reward=out[:, REWARD].copy(),
-            terminated=out[:, TERMINATED] > 0.5,
-            truncated=out[:, TRUNCATED] > 0.5,
-            pointing_error_deg=out[:, POINTING_DEG].copy(),
-            rate=out[:, RATE].copy(),
-            is_success=out[:, SUCCESS] > 0.5,
+            reward=out[REWARD].copy(),
+            terminated=out[TERMINATED] > 0.5,
+            truncated=out[TRUNCATED] > 0.5,
+            pointing_error_deg=out[POINTING_DEG].copy(),
+            rate=out[RATE].copy(),
+            is_success=out[SUCCESS] > 0.5,
             wheel_momentum=self.wheel_momentum.copy(),
             wheel_saturated=self.wheel_saturated.copy(),
         )
 
     def _evaluate(self, rows: np.ndarray, stepped: bool) -> None:
-        """Observation, reward and flags of ``rows``. The pointing angle is computed by
-        numpy between two kernels: its arctan2 runs vectorised, four times faster than
-        the scalar one a kernel calls. With sensor noise the observation comes from a
-        perturbed copy of the state; the reward and flags always from the true state."""
+        """Observation, reward and flags of ``rows`` (the realism options' path; the plain
+        task's step is :mod:`~rigidrot_gym.attitude.fused`). With sensor noise the observation
+        comes from a perturbed copy of the state; the reward and flags always from the true
+        state."""
         work = self._work
         principal_axes, half, max_rate = self._principal_axes, work.half, self.scenario.max_rate
         if self._realistic and self._noisy_sensors:
@@ -442,7 +534,6 @@ class AttitudeBatch:
             )
         else:
             observe(self.state, self.principal, principal_axes, self.target, max_rate, rows, self.obs, half)
-        np.arctan2(half[SIN_HALF], half[COS_HALF], out=half[HALF_ANGLE])
         assess(
             self.state,
             work.clipped,

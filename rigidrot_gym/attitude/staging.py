@@ -34,10 +34,12 @@ class Workspace:
         clipped: (N, m) the clipped actions, by body.
         commands: (N, m) the actuator torques after delay, noise and limits, N·m, by body.
         traj, stats: the integrator's (unrecorded) trajectory and statistics buffers.
-        half: (3, N) sine, cosine and half of each pointing error, by body (component-major:
-            numpy's arctan2 is SIMD, and the same for every batch size, on contiguous rows).
+        half: (2, N) sine and cosine of half of each pointing error, by body.
         sensed, sensed_half: the state as the sensors report it, and its half angles.
         true_obs: (N, size) the observation of the true state (its pointing error scores).
+        soa_state, soa_params, scratch: the compiled step's staged states (8, N), held
+            torque parameters (SIZE, N) and statistics, actions and results (14, N)
+            (:func:`~rigidrot_gym.attitude.fused.control_period`).
     """
 
     def __init__(self, num_bodies: int, actuators: int, obs_size: int) -> None:
@@ -49,10 +51,13 @@ class Workspace:
         self.clipped = np.zeros((n, actuators))
         self.commands = np.zeros((n, actuators))
         self.traj, self.stats = Method.buffers(n, 1, record=False)
-        self.half = np.zeros((3, n))
+        self.half = np.zeros((2, n))
         self.sensed = np.zeros((n, STATE_SIZE))
-        self.sensed_half = np.zeros((3, n))
+        self.sensed_half = np.zeros((2, n))
         self.true_obs = np.zeros((n, obs_size), dtype=np.float32)
+        self.soa_state = np.zeros((STATE_SIZE, n))
+        self.soa_params = np.zeros((torques.SIZE, n))
+        self.scratch = np.zeros((14, n))
 
 
 @njit(cache=True)

@@ -7,9 +7,12 @@ batch repeats a single env.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from rigidrot_gym.attitude import randomization
+from rigidrot_gym.attitude.draws import uniforms
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.variates import box_muller
 from rigidrot_gym.physics import quaternion as quat
@@ -28,11 +31,12 @@ KEY, PHASE, INERTIA, TURN_ANGLE = 12, 13, slice(14, 17), 17
 TORQUE, START_ANGLE, START_RATE = slice(18, 22), 22, 23
 
 
-def draw_variates(rng: np.random.Generator, realistic: bool = False) -> np.ndarray:
-    """One body's variates for an episode start: a single call to its generator (cheap
-    when thousands of bodies restart together), the same draws in the same order (so
-    seeded runs repeat and row i of a batch repeats a single env)."""
-    return rng.random(BASE_VARIATES + (REALISM_VARIATES if realistic else 0))
+def draw_variates(rngs: Sequence[np.random.Generator], realistic: bool = False) -> np.ndarray:
+    """(R, 12 or 36) variates for the episode starts of R bodies, row j from ``rngs[j]``: the
+    same draws in the same order as ``rngs[j].random(12 or 36)`` (so seeded runs repeat
+    and row i of a batch repeats a single env), in one compiled call for many bodies
+    (:func:`~rigidrot_gym.attitude.draws.uniforms`)."""
+    return uniforms(rngs, BASE_VARIATES + (REALISM_VARIATES if realistic else 0))
 
 
 def realism_variates(variates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

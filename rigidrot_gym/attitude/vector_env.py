@@ -96,8 +96,7 @@ class AttitudeVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         actions = arguments.actions(actions, self.action_space.shape, "actions")
         waiting = np.flatnonzero(self._autoreset)
-        stepped = np.flatnonzero(~self._autoreset) if waiting.size else None
-        self.batch.step(actions, stepped)  # raises before anything changes
+        self.batch.step(actions, self._autoreset if waiting.size else None)  # raises before anything changes
         if waiting.size:
             self.batch.restart(waiting)
         result = self.batch.result()

@@ -41,6 +41,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import llvmlite.binding as llvm
 import numba
 import numpy as np
 from numba.core import caching, dispatcher, event
@@ -208,6 +209,39 @@ class _CompileNotice(event.Listener):
 
 
 event.register("numba:compile", _CompileNotice())
+
+# LLVM options while numba compiles a kernel of this package, and their defaults (-O3) after:
+# they are process-wide, and other code's compilation is left as it was. The inliner keeps a
+# method's step (a few hundred instructions) out of line in the loop over bodies at its
+# default threshold, and a loop with a call in it does not vectorise: inlined, RK4 runs four
+# bodies per AVX2 instruction, 3-4× faster.
+_OPTIONS = {"inline-threshold": (5000, 250)}  # 250: LLVM's threshold at -O3
+
+
+def _set_options(which: int) -> None:
+    for name, values in _OPTIONS.items():
+        llvm.set_option("", f"-{name}={values[which]}")
+
+
+class _InlineSteps(event.Listener):
+    def __init__(self):
+        self.depth = 0
+
+    def on_start(self, ev: event.Event) -> None:
+        module = getattr(ev.data["dispatcher"].py_func, "__module__", None) or ""
+        if self.depth or module.split(".")[0] == _PACKAGE.name:
+            if not self.depth:
+                _set_options(0)
+            self.depth += 1
+
+    def on_end(self, ev: event.Event) -> None:
+        if self.depth:
+            self.depth -= 1
+            if not self.depth:
+                _set_options(1)
+
+
+event.register("numba:compile", _InlineSteps())
 
 
 def select(condition, if_true, if_false):

@@ -8,8 +8,12 @@
 * env-steps/s against the number of envs (1 … 65536) for the native vector env, for
   ``gymnasium.vector.SyncVectorEnv`` over single envs (the generic alternative), and
   for CartPole's vector env;
-* numba: the first-use compile time in a fresh process with an empty cache, and the
-  time to load the same kernels from the cache in a second process;
+* where a vector step's time goes (:mod:`rigidrot_gym.tools.bench.phases`): ns per env-step
+  by phase, and the RK4 integration against its operation count and this core's measured
+  multiply-add peak;
+* numba: the first make → reset → step in a fresh process with an empty cache (compiling,
+  with the seconds spent on each kernel), and the same loading the kernels from the cache
+  in a second process;
 * rendering (``[render]`` extra): ms per 320×240 frame, and the single env's steps/s
   created with ``render_mode="rgb_array"`` but not drawing, against no render mode.
 
@@ -32,6 +36,8 @@ import gymnasium as gym
 import numpy as np
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
+from rigidrot_gym.attitude import scenario
+from rigidrot_gym.tools.bench.phases import RK4_DIVISIONS_AND_ROOTS, RK4_FLOPS, arithmetic_peak, phase_costs
 from rigidrot_gym.tools.report import markdown_table
 
 DEFAULT_ID = "RigidRot/Reorient-v0"
@@ -133,35 +139,64 @@ def _paired_ratio(candidate, peer, repeats: int) -> tuple[float, float, float]:
 
 
 _COMPILE_SNIPPET = """
-import time
+import json, time
 start = time.perf_counter()
+from numba.core import event
+kernels, open_ = {{}}, []
+class Timer(event.Listener):
+    def on_start(self, ev):
+        open_.append(time.perf_counter())
+    def on_end(self, ev):
+        began = open_.pop()
+        if not open_:  # a kernel a run calls (the functions it calls compile inside it)
+            name = ev.data["dispatcher"].py_func.__module__ + "." + ev.data["dispatcher"].py_func.__name__
+            kernels[name] = kernels.get(name, 0.0) + time.perf_counter() - began
+event.register("numba:compile", Timer())
 import gymnasium as gym, numpy as np
 import rigidrot_gym
 imported = time.perf_counter()
-env = gym.make_vec("{env_id}", num_envs=4)
-env.reset(seed=0)
-env.step(np.zeros((4, 3), dtype=np.float32))
 single = gym.make("{env_id}")
 single.reset(seed=0)
-single.step(np.zeros(3, dtype=np.float32))
-print(imported - start, time.perf_counter() - imported)
+single.step(np.zeros(single.action_space.shape, dtype=np.float32))
+first = time.perf_counter()
+env = gym.make_vec("{env_id}", num_envs=64)
+env.reset(seed=0)
+env.step(np.zeros((64, *single.action_space.shape), dtype=np.float32))
+print(json.dumps([imported - start, first - imported, time.perf_counter() - first, kernels]))
 """
 
 
-def compile_times(env_id: str = DEFAULT_ID) -> tuple[float, float]:
-    """Seconds from import to the first step of a vector and a single env, in a fresh
-    process with an empty numba cache (compiling), then in a second process with the
-    cache that the first one wrote (loading)."""
+@dataclass(frozen=True)
+class CompileTimes:
+    """Seconds from import to the first step of a single env, then to the first step of a
+    vector env of 64 (its reset draws in a compiled call), with an empty numba cache
+    (``cold``) and with the cache the cold run wrote (``cached``); ``kernels``: seconds
+    compiling each kernel in the cold run; ``recompiled``: the same in the cached run
+    (empty when every kernel loads from the cache)."""
+
+    cold: tuple[float, float]
+    cached: tuple[float, float]
+    kernels: dict[str, float]
+    recompiled: dict[str, float]
+
+
+def compile_times(env_id: str = DEFAULT_ID) -> CompileTimes:
+    """:class:`CompileTimes` of ``env_id``: a fresh process with an empty numba cache, then a
+    second process with the cache that the first one wrote."""
+    import json
+
     code = _COMPILE_SNIPPET.format(env_id=env_id)
     with tempfile.TemporaryDirectory() as cache:
         environment = {**os.environ, "NUMBA_CACHE_DIR": cache}
-        times = []
+        runs = []
         for _ in range(2):
             out = subprocess.run(
                 [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
             )
-            times.append(float(out.stdout.split()[1]))
-    return times[0], times[1]
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    return CompileTimes(
+        cold=tuple(runs[0][1:3]), cached=tuple(runs[1][1:3]), kernels=runs[0][3], recompiled=runs[1][3]
+    )
 
 
 def _plot(curve: dict[str, dict[int, float]], path: Path) -> None:
@@ -181,6 +216,28 @@ def _plot(curve: dict[str, dict[int, float]], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _phase_text(env_id: str, n: int, integrator: str, phases: dict[str, float], peak: float) -> list[str]:
+    if not phases:
+        return []
+    text = [
+        f"Where a vector step of {n} envs of {env_id} goes, ns per env-step (best of 31 runs; one thread):",
+        "",
+        markdown_table(("phase", "ns per env-step"), [(k, f"{v:.1f}") for k, v in phases.items()], "lr"),
+        "",
+    ]
+    if integrator == "rk4":
+        measured, limit = phases["integration (per sub-step)"], RK4_FLOPS / peak * 1e9
+        text += [
+            f"An RK4 step of one body is {RK4_FLOPS} additions and multiplications and "
+            f"{RK4_DIVISIONS_AND_ROOTS} divisions or square roots; it costs {measured:.1f} ns here "
+            f"({RK4_FLOPS / measured:.1f} GFLOP/s). This core's multiply-add peak (a tight loop compiled "
+            f"the same way, four lanes per AVX2 instruction, best of 9 runs) is {peak / 1e9:.1f} GFLOP/s: "
+            f"{limit:.1f} ns for those operations, the measured step is {measured / limit:.1f}× that.",
+            "",
+        ]
+    return text
 
 
 def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
@@ -229,7 +286,14 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
         curve["CartPole-v1 native vector env"][n] = _vector_rate("CartPole-v1", n, "native", seconds)
         if n <= SYNC_MAX:
             curve[f"{env_id} SyncVectorEnv"][n] = _vector_rate(env_id, n, "sync", seconds)
-    compile_s, load_s = compile_times(env_id)
+    compiled = compile_times(env_id)
+    method = scenario.find(env_id)
+    phases = phase_costs(env_id, n_vec) if not method.realistic else {}
+    peak = arithmetic_peak()
+    kernel_rows = [
+        (name.removeprefix("rigidrot_gym."), f"{seconds:.2f}")
+        for name, seconds in sorted(compiled.kernels.items(), key=lambda kv: -kv[1])
+    ]
     frame_ms = render_cost(env_id, frames=10 if quick else 50)
     idle = _paired_ratio(
         lambda: _idle_render_rate(env_id, single_steps), lambda: _single_rate(env_id, single_steps), repeats
@@ -256,8 +320,13 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
             "",
             markdown_table(("num_envs", *curve), curve_rows, "r" * (len(curve) + 1)),
             "",
-            f"numba: first use in a fresh process (compiling the kernels) {compile_s:.1f} s; "
-            f"a second process loading them from the cache {load_s:.2f} s.",
+            *_phase_text(env_id, n_vec, method.integrator, phases, peak),
+            f"numba, first use in a fresh process (compiling): make → reset → step of a single env "
+            f"{compiled.cold[0]:.1f} s, then a vector env of 64 {compiled.cold[1]:.1f} s; a second process "
+            f"loading them from the cache {compiled.cached[0]:.2f} s and {compiled.cached[1]:.2f} s. "
+            "Compile time by kernel (cold run):",
+            "",
+            markdown_table(("kernel", "s"), kernel_rows, "lr"),
             "",
             f"Rendering: {frame_ms:.1f} ms per 320×240 frame (PyBullet TinyRenderer); a single env made "
             f'with render_mode="rgb_array" that does not draw steps at {idle[0]:.2f}× the rate of one '

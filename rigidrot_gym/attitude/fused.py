@@ -1,0 +1,263 @@
+"""One compiled call per control period of the plain task (ideal torquers, no realism option).
+
+:func:`control_period` runs the whole step of every body in one pass of compiled code:
+action to torque, the integration over the sub-steps (the method's own step, through the
+library's :func:`~rigidrot_gym.physics.integrators.base.advance`), the checks, the commit, the
+observation, the reward and the flags. The arrays are component-major (structure of arrays:
+``state[c, i]`` is component c of body i), so that the loops over bodies vectorise.
+
+A step either completes or changes nothing: the actions are checked, then the bodies are
+integrated in scratch (``work``) and checked, and only then committed; a failure returns
+its kind and body, and the caller raises. Bodies marked ``waiting`` (a vector env's rows
+about to autoreset) are neither read, checked nor written.
+
+Each method gets its own compiled kernel (:func:`kernel_of`), a module-level closure over
+its step function that numba caches on disk (a dispatcher passed as an argument would
+defeat the cache), so that a run compiles only the method it uses.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from rigidrot_gym.attitude.assessment import score
+from rigidrot_gym.attitude.observation import error_observation, half_angle
+from rigidrot_gym.attitude.task import POINTING_DEG, RATE, REWARD, SUCCESS, TERMINATED, TRUNCATED
+from rigidrot_gym.physics import torques
+from rigidrot_gym.physics import vector as vec
+from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
+from rigidrot_gym.physics.validation import UNIT_TOLERANCE
+
+# What a control period returns: (kind, body); kind OK, or why nothing was committed.
+OK, NONFINITE_ACTION, NOT_CONVERGED, INVALID_STATE = range(4)
+_TO_DEGREES = 180.0 / np.pi
+
+
+@jitable
+def _column4(a, i):
+    return (a[0, i], a[1, i], a[2, i], a[3, i])
+
+
+@jitable
+def _column3(a, i):
+    return (a[0, i], a[1, i], a[2, i])
+
+
+@jitable
+def _valid(work, i):
+    """Staged body i is finite (x · 0 is 0 for a finite x, NaN otherwise) and its attitude a
+    unit quaternion (every method renormalises it; a collapsed one comes from an overflow)."""
+    finite = 0.0
+    for c in range(STATE_SIZE):
+        finite += work[c, i] * 0.0
+    norm2 = work[0, i] ** 2 + work[1, i] ** 2 + work[2, i] ** 2 + work[3, i] ** 2
+    return finite == 0.0 and abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE
+
+
+@jitable
+def control_period(
+    step,
+    action,
+    waiting,
+    max_torque,
+    principal,
+    principal_axes,
+    target,
+    moments,
+    state,
+    work,
+    params,
+    opts,
+    dt,
+    substeps,
+    stepped,
+    constants,
+    limits,
+    steps,
+    hold,
+    obs,
+    out,
+    scratch,
+):
+    """One control period of every body not ``waiting`` ((N,) bool); without ``stepped``,
+    only the observation and outputs of their current state (at reset: no action is read,
+    nothing advances, the flags are false).
+
+    Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
+    principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
+    axes; ``work`` (8, N) and ``params`` (SIZE, N) scratch; ``steps``, ``hold`` (N,) int64;
+    ``obs`` (N, 7) float32; ``out`` (6, N) (rows ``REWARD`` …); ``scratch`` (14, N): the integrator's
+    statistics (rows 0-1), the clipped actions (2-4), the observation, pointing error and
+    rate (5-13). ``principal_axes``: every B is the identity.
+
+    τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B is held over the period; the method advances
+    ``work`` by ``dt`` in ``substeps``; every advanced state must be finite with a unit
+    attitude; then ``state`` takes it and the observation and :func:`score` are computed.
+
+    Returns (kind, body): (``OK``, -1), or the first body whose action is not finite,
+    whose implicit step did not converge or whose state is invalid (nothing written but
+    scratch).
+    """
+    n = state.shape[1]
+    acts, results = scratch[2:5], scratch[5:14]
+    # Counted, not searched (an early exit stops the loop vectorising): found only if any.
+    nonfinite = 0
+    for i in range(n):
+        # A waiting body's action may be anything (and without ``stepped`` every action):
+        # it is read but not used.
+        live = stepped and not waiting[i]
+        x, y, z = action[i, 0], action[i, 1], action[i, 2]
+        nonfinite += live and not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z))
+        a = (
+            min(max(x, -1.0), 1.0) if live else 0.0,
+            min(max(y, -1.0), 1.0) if live else 0.0,
+            min(max(z, -1.0), 1.0) if live else 0.0,
+        )
+        acts[0, i], acts[1, i], acts[2, i] = a
+        tau = qrotate_inv(_column4(principal, i), vec.mul(a, _column3(max_torque, i)))
+        params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
+    if nonfinite:
+        for i in range(n):
+            if not waiting[i] and not (
+                np.isfinite(action[i, 0]) and np.isfinite(action[i, 1]) and np.isfinite(action[i, 2])
+            ):
+                return NONFINITE_ACTION, i
+    for c in range(STATE_SIZE):
+        for i in range(n):
+            work[c, i] = state[c, i]
+    stats = scratch[0:2]
+    for i in range(n):
+        stats[0, i] = 0.0
+        stats[1, i] = 0.0
+    advance(
+        step,
+        torques.body_torque,
+        torques.model_potential,
+        work,
+        moments,
+        params,
+        0.0,
+        dt,
+        substeps,
+        0,
+        substeps if stepped else 0,
+        opts,
+        False,
+        work[:3, :0],  # no angular momentum to renormalise with
+        work.reshape((1, STATE_SIZE, n))[:0],  # no trajectory to record
+        stats,
+    )
+    failed = invalid = 0
+    for i in range(n):
+        live = not waiting[i]
+        failed += live and np.isinf(stats[0, i])
+        invalid += live and not _valid(work, i)
+    if failed or invalid:
+        kind = NOT_CONVERGED if failed else INVALID_STATE
+        for i in range(n):
+            if not waiting[i] and (np.isinf(stats[0, i]) if failed else not _valid(work, i)):
+                return kind, i
+    inv_max_rate = 1.0 / constants[2]
+    # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises) ...
+    for i in range(n):
+        q, w = _column4(work, i), (work[4, i], work[5, i], work[6, i])
+        if not principal_axes:
+            b = _column4(principal, i)
+            q, w = qmul(q, qconj(b)), qrotate(b, w)
+        o, sin_half, cos_half = error_observation(q, w, _column4(target, i), inv_max_rate)
+        for k in range(7):
+            results[k, i] = o[k]
+        results[7, i] = 2.0 * half_angle(sin_half, cos_half)
+        results[8, i] = vec.norm((work[4, i], work[5, i], work[6, i]))
+    for c in range(STATE_SIZE):
+        for i in range(n):
+            state[c, i] = state[c, i] if waiting[i] else work[c, i]
+    # ... then the bookkeeping (selects: a waiting body keeps its values) ...
+    inv_actions = 1.0 / 3.0
+    hold_steps, max_steps = limits[0], limits[1]
+    for i in range(n):
+        live = not waiting[i]
+        angle, rate = results[7, i], results[8, i]
+        effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
+        reward, success, terminated, truncated, count, streak = score(
+            angle, rate, effort, constants, inv_max_rate, stepped, steps[i], hold[i], hold_steps, max_steps
+        )
+        steps[i] = count if live else steps[i]
+        hold[i] = streak if live else hold[i]
+        out[REWARD, i] = reward if live else out[REWARD, i]
+        out[POINTING_DEG, i] = angle * _TO_DEGREES if live else out[POINTING_DEG, i]
+        out[RATE, i] = rate if live else out[RATE, i]
+        out[SUCCESS, i] = success if live else out[SUCCESS, i]
+        out[TERMINATED, i] = terminated if live else out[TERMINATED, i]
+        out[TRUNCATED, i] = truncated if live else out[TRUNCATED, i]
+    # ... and the observations, body by body (float32 rows of 7).
+    for i in range(n):
+        if not waiting[i]:
+            for k in range(7):
+                obs[i, k] = results[k, i]
+    return OK, -1
+
+
+def _compile(step: Callable) -> Callable:
+    @njit(cache=True, error_model="numpy")
+    def kernel(
+        action,
+        waiting,
+        max_torque,
+        principal,
+        principal_axes,
+        target,
+        moments,
+        state,
+        work,
+        params,
+        opts,
+        dt,
+        substeps,
+        stepped,
+        constants,
+        limits,
+        steps,
+        hold,
+        obs,
+        out,
+        scratch,
+    ):
+        return control_period(
+            step,
+            action,
+            waiting,
+            max_torque,
+            principal,
+            principal_axes,
+            target,
+            moments,
+            state,
+            work,
+            params,
+            opts,
+            dt,
+            substeps,
+            stepped,
+            constants,
+            limits,
+            steps,
+            hold,
+            obs,
+            out,
+            scratch,
+        )
+
+    return kernel
+
+
+@functools.cache
+def kernel_of(step: Callable) -> Callable:
+    """The compiled :func:`control_period` of the method whose step function is ``step``."""
+    return _compile(step)

@@ -1,0 +1,125 @@
+"""Where a vector env step's time goes, and how far the integration is from the machine's limit.
+
+* :func:`phase_costs`: nanoseconds per env-step of the native vector env, split into the
+  Python around the compiled call (argument checks, result copies, ``info``), the compiled
+  :func:`~rigidrot_gym.attitude.fused.control_period` without integrating (actions, checks,
+  commit, observation, reward, flags) and the integration (the same call with one sub-step
+  more, minus the call with none);
+* :func:`arithmetic_peak`: floating-point operations per second of a tight multiply-add loop
+  compiled the same way as the kernels (numba, no fast-math: a multiply and an add, not
+  contracted into an FMA), vectorised over elements with four independent chains each, the
+  best of several runs: this core's attainable peak for such code;
+* :data:`RK4_FLOPS`: the operations of one RK4 step of one body with a held body torque.
+
+The machines are shared: each figure is the best of alternating repeats.
+"""
+
+from __future__ import annotations
+
+import time
+
+import gymnasium as gym
+import numpy as np
+from numba import njit
+
+# One RK4 step of one body with a body torque (rigidrot_gym.physics.integrators.rk4.step),
+# counted by hand: per stage q̇ = ½ q ⊗ ω (24) and ω̇ = I⁻¹(τ − ω × Iω) (18), four stages
+# (168); the three stage inputs q + c h k, ω + c h k (42); the weighted sum (50); the
+# renormalisation (11 and a square root). Besides: a division for |q|, three for 1/I
+# (hoisted out of the stages).
+RK4_FLOPS = 271
+RK4_DIVISIONS_AND_ROOTS = 5
+
+_LANES = 256  # elements, each a body of the loop (fits in L1)
+_CHAIN = 16  # multiply-adds per chain and pass; four independent chains per element
+
+
+@njit(cache=True)
+def _multiply_add(x, a, b, passes):
+    for _ in range(passes):
+        for i in range(x.size):
+            # four independent chains per element, as a body's components are
+            v0 = x[i]
+            v1, v2, v3 = v0 + 1.0, v0 + 2.0, v0 + 3.0
+            for _ in range(_CHAIN):
+                v0, v1, v2, v3 = v0 * a + b, v1 * a + b, v2 * a + b, v3 * a + b
+            x[i] = (v0 + v1) + (v2 + v3) - 6.0
+
+
+def arithmetic_peak(seconds: float = 0.1, repeats: int = 9) -> float:
+    """Floating-point operations per second of :func:`_multiply_add`, the best of
+    ``repeats`` (a peak: what the core reaches when the shared machine lets it)."""
+    x = np.ones(_LANES)
+    a, b = 0.999999, 1e-7
+    _multiply_add(x, a, b, 1)
+    passes, rates = 100, []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        _multiply_add(x, a, b, passes)
+        elapsed = time.perf_counter() - start
+        rates.append(8 * _CHAIN * _LANES * passes / elapsed)
+        passes = max(1, int(passes * seconds / max(elapsed, 1e-6)))
+    return float(max(rates))
+
+
+def _kernel_call(batch, actions: np.ndarray, substeps: int) -> None:
+    work = batch._work
+    batch._fused(
+        actions,
+        batch._no_waiting,
+        batch._max_torque,
+        batch._principal,
+        batch._principal_axes,
+        batch._target,
+        batch._moments,
+        batch._state,
+        work.soa_state,
+        work.soa_params,
+        batch.opts,
+        batch.scenario.dt,
+        substeps,
+        True,
+        batch.constants,
+        batch._limits,
+        batch.steps,
+        batch.hold,
+        batch.obs,
+        batch._out,
+        work.scratch,
+    )
+
+
+def phase_costs(env_id: str, n: int = 4096, repeats: int = 31) -> dict[str, float]:
+    """ns per env-step of each phase (see the module docstring) of ``n`` envs of ``env_id``
+    (a scenario without realism options: the fused path), each the best of ``repeats``
+    alternating runs (as :func:`arithmetic_peak`: on a shared machine the best run is the
+    one the others disturbed least)."""
+    env = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
+    env.reset(seed=0)
+    batch = env.unwrapped.batch
+    if batch._fused is None:
+        raise ValueError(f"{env_id} has realism options: its step is not the fused kernel")
+    actions = np.zeros((n, batch.actuators.count), dtype=np.float32)
+    substeps = batch.scenario.substeps
+    timings: dict[str, list[float]] = {"step": [], "call": [], "none": [], "more": []}
+    for _ in range(repeats):
+        batch.steps[:] = 0  # no episode ends (no autoreset) while timing
+        for key, run in (
+            ("step", lambda: env.step(actions)),
+            ("call", lambda: _kernel_call(batch, actions, substeps)),
+            ("none", lambda: _kernel_call(batch, actions, 0)),
+            ("more", lambda: _kernel_call(batch, actions, substeps + 1)),
+        ):
+            start = time.perf_counter()
+            run()
+            timings[key].append((time.perf_counter() - start) * 1e9 / n)
+    env.close()
+    t = {key: float(np.min(values)) for key, values in timings.items()}
+    per_substep = t["more"] - t["call"]
+    return {
+        "vector env step": t["step"],
+        "Python around the compiled call": t["step"] - t["call"],
+        "compiled call": t["call"],
+        "actions, checks, commit, observation, reward, flags": t["none"],
+        "integration (per sub-step)": per_substep,
+    }

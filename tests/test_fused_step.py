@@ -1,0 +1,99 @@
+"""The pieces of the compiled control period against independent references.
+
+* the pointing error's arctangent (Cephes' ``atan`` after one division, in branch-free
+  selects) against the C library's ``atan2`` (numpy's ``arctan2``), to one unit in the last
+  place, over unit quaternions and the reduction's boundaries;
+* the uniforms of a reset drawn through ``bit_generator.ctypes`` in one compiled call
+  against each generator's own ``Generator.random``, value for value, for a mix of bit
+  generators, and the generators' states after the draw;
+* a plain env's step and reset: one compiled kernel per method, loaded from numba's on-disk
+  cache in a second process (no compilation at all).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+from numba import njit
+
+from rigidrot_gym.attitude import draws
+from rigidrot_gym.attitude.observation import half_angle
+
+
+@njit(error_model="numpy")
+def _half_angles(sin_half, cos_half, out):
+    for i in range(sin_half.size):
+        out[i] = half_angle(sin_half[i], cos_half[i])
+
+
+def test_half_angle_is_atan2_to_one_ulp():
+    q = np.random.default_rng(7).normal(size=(100_000, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    s, c = np.linalg.norm(q[:, 1:], axis=1), np.abs(q[:, 0])
+    # the reduction's boundaries (x = 0.66, tan 3π/8), the ends, and tiny and huge ratios
+    edges = np.array([0.66, np.nextafter(0.66, 1), 2.414213562373095, 2.4142135623730954, 1.0, 1e-300, 1e300])
+    s = np.concatenate([s, [0.0, 1.0, 1e-300, 1e-8, 1.0], edges, np.ones(7)])
+    c = np.concatenate([c, [1.0, 0.0, 1.0, 1.0, 1e-300], np.ones(7), 1.0 / edges])
+    got = np.empty_like(s)
+    _half_angles(s, c, got)
+    expected = np.arctan2(s, c)
+    ulps = np.abs(got - expected) / np.spacing(np.maximum(expected, np.finfo(float).tiny))
+    assert ulps.max() <= 1.0, (
+        s[ulps.argmax()],
+        c[ulps.argmax()],
+        got[ulps.argmax()],
+        expected[ulps.argmax()],
+    )
+    assert got[-19] == 0.0 and got[-18] == np.pi / 2
+
+
+def test_reset_uniforms_are_each_generators_own_draws():
+    kinds = (np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64)
+    for rows in (3, draws.MIN_COMPILED, 200):  # the Python path and the compiled one
+        rngs = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
+        twins = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
+        got = draws.uniforms(rngs, 36)
+        expected = np.array([twin.random(36) for twin in twins])
+        assert np.array_equal(got, expected)
+        # the generators moved on exactly as the twins did
+        assert [repr(r.bit_generator.state) for r in rngs] == [repr(t.bit_generator.state) for t in twins]
+        assert np.array_equal(draws.uniforms(rngs, 5), np.array([t.random(5) for t in twins]))
+
+
+_FIRST_STEP = """
+import numpy as np, gymnasium as gym, rigidrot_gym
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listener())
+env = gym.make("RigidRot/Reorient-v0", integrator="{method}")
+env.reset(seed=0)
+env.step(np.zeros(3, dtype=np.float32))
+vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=32, integrator="{method}")
+vec.reset(seed=0)
+vec.step(np.zeros((32, 3), dtype=np.float32))
+print(len(compiled))
+"""
+
+
+def test_a_plain_env_loads_its_kernels_from_the_cache(tmp_path):
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    counts = []
+    for _ in range(2):
+        result = subprocess.run(
+            [sys.executable, "-c", _FIRST_STEP.format(method="euler")],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert result.returncode == 0, result.stderr
+        counts.append(int(result.stdout.split()[-1]))
+    assert counts[0] > 0 and counts[1] == 0, counts
