@@ -19,7 +19,7 @@ BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
 # pulls several GB of CUDA packages.
 INSTALLS = {
     "demo": [["-e", ".[render]"]],
-    "test": [["torch==2.13.0"], ["-e", ".[dev,train,render]"]],
+    "test": [["torch==2.13.0"], ["-e", ".[dev,train,render,mujoco,basilisk]"]],
 }
 COMMANDS = {
     "demo": [[str(BIN / "rigidrot"), "demo", *sys.argv[2:]]],
