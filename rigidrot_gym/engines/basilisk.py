@@ -171,6 +171,7 @@ def _method(integrator: str) -> BasiliskMethod:
         name=f"basilisk_{integrator}",
         order={"rk4": 4, "rkf45": 4, "rkf78": 7}[integrator],
         torque_evals=1,
+        engine="Basilisk",
         source=f"Basilisk 2.12 spacecraft hub, {INTEGRATORS[integrator]} (MRP attitude, ExtForceTorque)",
         integrator=integrator,
     )

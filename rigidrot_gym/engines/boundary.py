@@ -55,5 +55,10 @@ def torque_of(
 
 
 def continuous(q: np.ndarray, previous: np.ndarray) -> np.ndarray:
-    """``q`` ((n, 4)) with each row's sign flipped where it points away from ``previous``."""
-    return np.where(np.sum(q * previous, axis=-1, keepdims=True) < 0.0, -q, q)
+    """A copy of ``q`` ((n, 4)) with each row's sign flipped where it points away from
+    ``previous``."""
+    q = np.array(q)
+    flip = np.einsum("ij,ij->i", q, previous) < 0.0
+    if flip.any():
+        q[flip] = -q[flip]
+    return q

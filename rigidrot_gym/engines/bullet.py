@@ -193,6 +193,7 @@ def _method(maximal: bool) -> PyBulletMethod:
         name="pybullet_maximal" if maximal else "pybullet",
         order=1,
         torque_evals=1,
+        engine="PyBullet",
         source=f"PyBullet 3.2.7 stepSimulation (Bullet Physics): semi-implicit Euler on {kind}",
         maximal=maximal,
     )

@@ -228,6 +228,7 @@ def _method(integrator: str) -> MuJoCoMethod:
         name=f"mujoco_{integrator}",
         order=4 if integrator == "rk4" else 1,
         torque_evals=1,
+        engine="MuJoCo",
         source=f"MuJoCo mj_step, integrator {INTEGRATORS[integrator]!r} (free joint, qfrc_applied)",
         integrator=integrator,
     )

@@ -143,6 +143,8 @@ class Method:
         uses_potential: the method calls ``potential`` itself (else a potential reaches
             it as torque).
         check: optional validator of the options (raises ``ValueError``).
+        engine: the foreign engine that runs the method (``"PyBullet"``, ``"MuJoCo"``,
+            ``"Basilisk"``); empty for this library's own methods.
     """
 
     name: str
@@ -154,6 +156,7 @@ class Method:
     accepts_torque: bool = True
     uses_potential: bool = False
     check: Callable[[dict], None] | None = None
+    engine: str = ""
 
     def pack_options(self, given: Mapping[str, float]) -> np.ndarray:
         """Method options as the float array the step reads; unknown names raise."""
