@@ -3,7 +3,7 @@
 Every engine variant (PyBullet multibody and maximal coordinates; MuJoCo Euler,
 implicitfast, implicit, RK4; Basilisk RK4, RKF45, RKF78) runs beside our own methods,
 all through the same :func:`~rigidrot_gym.physics.propagate.propagate`, on three
-problems (:data:`PROBLEMS`), at every step of :data:`STEPS` (1/4 … 1/512 s):
+problems (:data:`PROBLEMS`), at every step of :data:`STEPS` (0.4 … 1/2560 s):
 
 * ``tumbler``: spin about the intermediate axis, I = (1, 2, 3) kg·m²,
   ω0 = (0.01, 2, 0.01) rad/s, 30 s (three Dzhanibekov flips); reference: the exact
@@ -57,10 +57,10 @@ from rigidrot_gym.tools.report import markdown_table, write_results
 OURS = ("semi_implicit", "rk4", "nielsen_krenk", "strang", "yoshida4")
 BATCH = 32  # bodies of a timed run
 TIMED_STEPS = 1000  # steps of a timed run at most (the cost per step does not depend on it)
-# 1/4 s … 1/512 s: nested grids, and whole nanoseconds (Basilisk's clock counts integer
+# 0.4 s … 1/2560 s: nested grids, and whole nanoseconds (Basilisk's clock counts integer
 # ns: a step such as 1/60 s is off by up to 0.5 ns at each step's end, a floor of ~1e-9 rad).
-STEPS = tuple(2.0**-k for k in range(2, 10))
-REPORT_STEPS = (1 / 64, 1 / 256)  # the steps the tables show errors at, s (near 60 and 240 Hz)
+STEPS = tuple(0.4 / 2**k for k in range(11))
+REPORT_STEPS = (1 / 80, 1 / 320)  # the steps the tables show errors at, s
 ORDER_MAX, ORDER_POINTS, FLOOR_MARGIN = 0.3, 4, 100.0
 BUDGET = 1000.0  # µs of CPU per simulated second, for the error at equal cost
 TARGETS = (1e-2, 1e-4, 1e-6)  # attitude errors (rad) for the cost ratios
@@ -279,9 +279,16 @@ def floor(points: list[Point], problem: str) -> float:
 
 
 def measured_order(points: list[Point], problem: str, method: str) -> float:
-    """Slope of log error against log step over the finest asymptotic points (NaN if < 3)."""
+    """Slope of log error against log step over the finest asymptotic points: below
+    :data:`ORDER_MAX`, above :data:`FLOOR_MARGIN` × the problem's floor, and before the
+    error stops falling (by 20 % per halved step) into the method's own floor; NaN if < 3."""
     low = FLOOR_MARGIN * floor(points, problem)
-    usable = [p for p in curve(points, problem, method) if low < p.attitude_error < ORDER_MAX]
+    usable = []
+    for p in curve(points, problem, method):
+        if usable and p.attitude_error > usable[-1].attitude_error / 1.2:
+            break  # stagnates: round-off, a clock floor, or no convergence
+        if low < p.attitude_error < ORDER_MAX:
+            usable.append(p)
     usable = usable[-ORDER_POINTS:]
     if len(usable) < 3:
         return float("nan")
@@ -459,7 +466,7 @@ def import_seconds(module: str) -> float:
 
 def set_up(methods) -> list[SetUp]:
     """Set-up cost of each engine variant: a first call on :data:`BATCH` bodies in a new
-    thread (whose engine state starts empty) less a second call's cost."""
+    thread (whose engine state starts empty) less the median of three more calls."""
     problem = PROBLEMS[0]
     q0, w0 = np.tile(Q0, (BATCH, 1)), np.tile(problem.omega0, (BATCH, 1))
     imports: dict[str, float] = {}
@@ -473,7 +480,7 @@ def set_up(methods) -> list[SetUp]:
         walls = []
 
         def work(walls=walls, method=method):
-            for _ in range(2):
+            for _ in range(4):
                 start = time.perf_counter()
                 propagate(q0, w0, problem.inertia, 0.01, 1, method=method)
                 walls.append(time.perf_counter() - start)
@@ -481,7 +488,7 @@ def set_up(methods) -> list[SetUp]:
         thread = threading.Thread(target=work)
         thread.start()
         thread.join()
-        rows.append(SetUp(method, engine, imports[engine], 1e3 * (walls[0] - walls[1])))
+        rows.append(SetUp(method, engine, imports[engine], 1e3 * (walls[0] - float(np.median(walls[1:])))))
     return rows
 
 
@@ -677,7 +684,7 @@ def write(out_dir: Path, results: Results) -> str:
 QUICK_PROBLEMS = tuple(
     Problem(p.key, p.title, p.inertia, p.omega0, p.duration / 10, p.torque) for p in PROBLEMS
 )
-QUICK_STEPS = (1 / 64, 1 / 128, 1 / 256, 1 / 512)
+QUICK_STEPS = (1 / 80, 1 / 160, 1 / 320, 1 / 640)
 
 
 def compare(methods=None, quick: bool = False, progress=None) -> Results:
