@@ -93,9 +93,10 @@ class _Simulator:
         return pool[: len(moments)]
 
     def close(self) -> None:
-        """Disconnect the client (idempotent)."""
-        if self.p.isConnected(self.client):
+        """Disconnect the client, once: its id may later name another thread's client."""
+        if self.client is not None and self.p.isConnected(self.client):
             self.p.disconnect(self.client)
+        self.client = None
 
 
 _simulators = PerThread(_Simulator)
