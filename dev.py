@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Set up and run the project with nothing but Python: ``python3 dev.py demo`` / ``python3 dev.py test``.
 
-Creates ``.venv`` on first use and (re)installs into it whenever pyproject.toml changes.
+Both create ``.venv`` on first use with everything the README uses (the package with its
+``render``, ``train`` and ``dev`` extras) and reinstall into it whenever pyproject.toml
+changes; then ``demo`` runs ``rigidrot demo`` and ``test`` runs ruff and pytest. pip's own
+output shows the progress of an install.
 """
 
 from __future__ import annotations
@@ -9,18 +12,17 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
-# What each target installs, in order. torch must come first, pinned: any other version
+# What the set-up installs, in order. torch comes first, pinned to the CPU build the
+# project is tested with: left to the [train] extra's range, pip would pick a build that
 # pulls several GB of CUDA packages.
-INSTALLS = {
-    "demo": [["-e", ".[render]"]],
-    "test": [["torch==2.13.0"], ["-e", ".[dev,train,render,mujoco,basilisk]"]],
-}
+INSTALLS = [["torch==2.13.0"], ["-e", ".[render,train,dev,ray,rllib,mujoco,basilisk]"]]
 COMMANDS = {
     "demo": [[str(BIN / "rigidrot"), "demo", *sys.argv[2:]]],
     "test": [
@@ -36,27 +38,29 @@ def _run(cmd: list[str]) -> None:
     subprocess.run(cmd, cwd=ROOT, check=True)
 
 
-def _install(target: str) -> None:
-    if not VENV.exists():
-        venv.create(VENV, with_pip=True)
-        _run([str(BIN / "python"), "-m", "pip", "install", "--quiet", "--upgrade", "pip"])
+def _install() -> None:
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
-    stamp = VENV / f".installed-{target}-{digest}"
+    stamp = VENV / f".installed-{digest}"
     if stamp.exists():
         return
-    for args in INSTALLS[target]:
-        _run([str(BIN / "python"), "-m", "pip", "install", "--quiet", *args])
+    print(f"Setting up {VENV} (once, and again when pyproject.toml changes; a few minutes)", flush=True)
+    start = time.perf_counter()
+    if not VENV.exists():
+        venv.create(VENV, with_pip=True)
+        _run([str(BIN / "python"), "-m", "pip", "install", "--upgrade", "pip"])
+    for args in INSTALLS:
+        _run([str(BIN / "python"), "-m", "pip", "install", *args])
     stamp.touch()
+    print(f"Set up {VENV} in {time.perf_counter() - start:.0f} s; `source .venv/bin/activate` to use it")
 
 
 def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         print(f"usage: python3 dev.py {{{'|'.join(COMMANDS)}}} [args...]", file=sys.stderr)
         return 2
-    target = sys.argv[1]
-    _install(target)
+    _install()
     try:
-        for cmd in COMMANDS[target]:
+        for cmd in COMMANDS[sys.argv[1]]:
             _run(cmd)
     except subprocess.CalledProcessError as err:
         return err.returncode

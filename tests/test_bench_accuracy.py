@@ -3,7 +3,9 @@ agrees with the published orders and with what each method is known to do."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import math
 from pathlib import Path
 
@@ -15,11 +17,21 @@ from rigidrot_gym.tools.cli import main
 PROBLEMS = ("free", "tumbler", "top")
 
 
+PROGRESS = io.StringIO()
+
+
 @pytest.fixture(scope="module")
 def out(tmp_path_factory) -> Path:
     folder = tmp_path_factory.mktemp("accuracy")
-    assert main(["bench", "accuracy", "--quick", "--out", str(folder)]) == 0
+    with contextlib.redirect_stderr(PROGRESS):
+        assert main(["bench", "accuracy", "--quick", "--out", str(folder)]) == 0
     return folder
+
+
+def test_progress_bar_counts_every_run(out):
+    # one run per (problem, method) and one drift per method
+    total = len(integrators.names()) * (len(PROBLEMS) + 1)
+    assert "accuracy: 100%" in PROGRESS.getvalue() and f"{total}/{total}" in PROGRESS.getvalue()
 
 
 @pytest.fixture(scope="module")

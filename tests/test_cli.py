@@ -1,15 +1,25 @@
-"""The ``rigidrot`` command line: the demo (the README's main job) and ``simulate``."""
+"""The ``rigidrot`` command line: the demo (the README's main job, with and without the
+``[render]`` extra), ``simulate``, the version, the help texts and the output folders."""
 
 from __future__ import annotations
 
+import argparse
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 from reference import angle, solve
 
 from rigidrot_gym.physics import integrators
-from rigidrot_gym.tools.cli import main
+from rigidrot_gym.tools.cli import build_parser, main
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 
 def _table(text: str) -> dict[str, list[str]]:
@@ -35,8 +45,9 @@ def test_demo_end_to_end(tmp_path, capsys):
     errors = [float(m) for m in re.findall(r"^\| [\d.]+ \| ([\d.]+) \|", out, flags=re.M)]
     assert errors[0] > 10.0 and errors[-1] < 2.0  # the controller brings the body round
     assert "success" in out
-    for name in ("methods.md", "omega.png", "control.md"):
+    for name in ("methods.md", "omega.png", "control.md", "tumbler.gif"):
         assert (tmp_path / name).stat().st_size > 0
+    assert f"into {tmp_path}/" in out
 
 
 def test_simulate_writes_a_trajectory_that_matches_dop853(tmp_path, capsys):
@@ -56,3 +67,65 @@ def test_simulate_reports_bad_input_as_an_error(capsys):
     assert "triangle inequality" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["simulate", "--method", "nope"])
+
+
+def test_version_matches_the_package_metadata(capsys):
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"rigidrot {pyproject['project']['version']}"
+
+
+def _subparsers(parser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield name, sub
+                yield from _subparsers(sub)
+
+
+def test_help_is_plain_words_with_the_defaults():
+    parser = build_parser()
+    top = parser.format_help()
+    for command in ("demo", "simulate", "crosscheck", "bench"):
+        assert re.search(rf"^\s+{command}\s+\S", top, flags=re.M), command
+    commands = dict(_subparsers(parser))
+    for name, sub in [("rigidrot", parser), *commands.items()]:
+        text = sub.format_help()
+        assert "``" not in text and ":class:" not in text and ":func:" not in text, name
+    simulate = commands["simulate"].format_help()
+    assert (
+        "(default: rk4)" in simulate
+        and "(default: 0.01)" in simulate
+        and "example: rigidrot simulate" in simulate
+    )
+
+
+def test_every_tool_writes_under_outputs_unless_told_otherwise():
+    for name, sub in _subparsers(build_parser()):
+        out = next((a for a in sub._actions if a.dest == "out"), None)
+        if out is None or name == "simulate":  # simulate writes a CSV only when given a file
+            continue
+        assert out.default == Path("outputs") / name, name
+
+
+def test_demo_without_the_render_extra(tmp_path):
+    # PyBullet and imageio made absent the way Python's import system knows: a None entry
+    # in sys.modules makes `import pybullet` raise ModuleNotFoundError.
+    code = (
+        "import sys\n"
+        "for name in ('pybullet', 'pybullet_data', 'imageio', 'moviepy'):\n"
+        "    sys.modules[name] = None\n"
+        "from rigidrot_gym.tools.cli import main\n"
+        f"sys.exit(main(['demo', '--out', {str(tmp_path)!r}]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-3000:]
+    extra = [line for line in out.stdout.splitlines() if "[render]" in line]
+    assert len(extra) == 1 and "rigidrot-gym[render]" in extra[0]
+    rows = _table(out.stdout)
+    bullet = {name for name in integrators.names() if integrators.get(name).engine == "PyBullet"}
+    assert bullet == {"pybullet", "pybullet_maximal"}
+    assert set(rows) == set(integrators.names()) - bullet
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["control.md", "methods.md", "omega.png"]

@@ -263,6 +263,97 @@ def test_ellipj_inverts_ellipf(rng):
     assert np.max(np.abs(am - phi)) < 1e-13
 
 
+# m = 1 − 1e-30 (passed as m = 1.0, mc = 1e-30; K ≈ 35.93): mpmath 1.3.0 at 50 digits,
+# (sn, cn, dn) at u spanning the saddle of the period (cn, dn ~ √mc near u = K).
+NEAR_ONE = [
+    (17.9, (0.99999999999999943, 3.3663461393475177e-8, 3.3663461393475192e-8)),
+    (34.9, (1.0, 1.2142607960319646e-15, 1.5730318753223599e-15)),
+    (35.5, (1.0, 4.3798756131371499e-16, 1.0917110899251391e-15)),
+    (50.0, (1.0, -6.4808819107299831e-10, 6.4808819107376981e-10)),
+    (71.0, (0.69114339175707315, -0.72271765720129525, 0.72271765720129525)),
+    (-20.0, (-0.99999999999999999, 4.122307244877055e-9, 4.1223072448771763e-9)),
+]
+
+
+@pytest.mark.parametrize(("u", "expected"), NEAR_ONE)
+def test_ellipj_cn_dn_relative_accuracy_near_m_one(u, expected):
+    # cn and dn to relative accuracy, however small: a cos of the amplitude (≈ π/2 here)
+    # would give them only to 1e-16 absolute. Relative to the phase: |u|·2⁻⁵³/(K − |r|).
+    sn, cn, dn, am = E.ellipj_mc(u, 1.0, 1e-30)
+    assert sn == pytest.approx(expected[0], rel=1e-15)
+    assert cn == pytest.approx(expected[1], rel=1e-13)
+    assert dn == pytest.approx(expected[2], rel=1e-13)
+    j, s, c, dn_r = E.ellipj_reduced_mc(u, 1.0, 1e-30)
+    assert j == np.round(u / (2.0 * 35.925070756030576)) and c >= 0.0 and dn_r == dn
+    assert (-1.0) ** j * s == sn and (-1.0) ** j * c == cn
+    assert am == pytest.approx(j * np.pi + np.arctan2(s, c), rel=1e-15)
+
+
+def test_ellipj_reduced_matches_ellipj(rng):
+    m = random_m(rng, 200)
+    u = rng.uniform(-60.0, 60.0, m.size)
+    sn, cn, dn, am = E.ellipj(u, m)
+    j, s, c, dn_r = E.ellipj_reduced_mc(u, m, 1.0 - m)
+    assert np.all(c >= 0.0) and np.all(np.abs(s) <= 1.0) and np.array_equal(dn, dn_r)
+    assert np.max(np.abs(am - j * np.pi)) <= np.pi / 2 + 1e-13
+    # For m < ½, s and c are sin and cos of am − jπ: the phase's own |u|·2⁻⁵³.
+    scale = 1.0 + np.abs(u)
+    assert np.max(np.abs((-1.0) ** j * s - sn) / scale) < 1e-15
+    assert np.max(np.abs((-1.0) ** j * c - cn) / scale) < 1e-15
+
+
+def _reduced(phi):
+    j, r = E.reduce_amplitude(phi)
+    return j, np.sin(r), np.cos(r)
+
+
+def test_ellipfe_reduced_matches_scipy(rng):
+    m = np.concatenate([rng.uniform(0.0, 1.0, 300), 1.0 - 10.0 ** -rng.uniform(1.0, 8.0, 100)])
+    phi = rng.uniform(-10.0, 10.0, m.size)
+    f, e = E.ellipfe_reduced_mc(0.0, *_reduced(phi), 1.0 - m)
+    scale = 1.0 + np.abs(phi) * sc.ellipk(m)
+    assert np.max(np.abs(f - sc.ellipkinc(phi, m)) / scale) < 1e-14
+    assert np.max(np.abs(e - sc.ellipeinc(phi, m)) / (1.0 + np.abs(phi))) < 1e-14
+
+
+@pytest.mark.parametrize(
+    ("n", "phi", "m"), [(-0.5, 1.2, 0.3), (-3.0, 4.0, 0.9), (0.7, -2.5, 0.5), (-40.0, 7.1, 1.0 - 1e-6)]
+)
+def test_ellipfe_reduced_matches_quadrature(n, phi, m):
+    _, e_n = E.ellipfe_reduced_mc(n, *_reduced(phi), 1.0 - m)
+
+    def integrand(t):
+        # √(1 − m sin²t) as |(cos t, √(1 − m) sin t)|, without cancellation.
+        return np.hypot(np.cos(t), np.sqrt(1.0 - m) * np.sin(t)) / (1.0 - n * np.sin(t) ** 2)
+
+    # Split at the odd multiples of π/2, where the integrand has a kink of width √(1 − m);
+    # it is even, so E_n(−φ) = −E_n(φ).
+    kinks = np.pi * (np.arange(5) + 0.5)
+    edges = np.concatenate([[0.0], kinks[kinks < abs(phi)], [abs(phi)]])
+    pieces = [quad(integrand, a, b, epsabs=1e-15, epsrel=1e-13)[0] for a, b in itertools.pairwise(edges)]
+    ref = np.sign(phi) * sum(pieces)
+    assert e_n == pytest.approx(ref, rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("n", "c", "f_ref", "e_ref"),
+    [
+        (0.0, 1e-20, 35.925060756030576, 1.0),
+        (0.0, 1e-8, 19.113827924512308, 0.99999999999999995),
+        (-0.5, 1e-20, 35.925060756030576, 0.8704197513671032),
+        (-3.0, 1e-8, 19.113827924512308, 0.6045997880780726),
+        (-3.0, 0.3, 1.8738202425274145, 0.59267425134331497),
+    ],
+)
+def test_ellipfe_reduced_near_m_one_matches_mpmath(n, c, f_ref, e_ref):
+    # m = 1 − 1e-30, φ = atan2(√(1 − c²), c) just below π/2 (mpmath 1.3.0, 50 digits):
+    # F has slope ~1e15 in φ there, so it is only accurate from cos φ itself.
+    f, e_n = E.ellipfe_reduced_mc(n, 0.0, np.sqrt(1.0 - c * c), c, 1e-30)
+    assert f == pytest.approx(f_ref, rel=1e-15)
+    # E_n ~ 1 is the difference of two terms ~ K: about K·2⁻⁵³ absolute.
+    assert e_n == pytest.approx(e_ref, abs=2e-14)
+
+
 # ----------------------------------------------------------------------------------
 # Both modes run the same source
 # ----------------------------------------------------------------------------------
@@ -270,7 +361,7 @@ def test_ellipj_inverts_ellipf(rng):
 
 @njit(error_model="numpy", cache=False)
 def _compiled(x, y, z, p, phi, n, m):
-    out = np.empty((x.size, 10))
+    out = np.empty((x.size, 16))
     for i in range(x.size):
         out[i, 0] = E.carlson_rf(x[i], y[i], z[i])
         out[i, 1] = E.carlson_rj(x[i], y[i], z[i], p[i])
@@ -280,6 +371,9 @@ def _compiled(x, y, z, p, phi, n, m):
         sn, cn, dn, am = E.ellipj(phi[i], m[i])
         out[i, 5], out[i, 6], out[i, 7], out[i, 8] = sn, cn, dn, am
         out[i, 9] = E.ellipf(phi[i], m[i])
+        j, r = E.reduce_amplitude(phi[i])
+        out[i, 10], out[i, 11] = E.ellipfe_reduced_mc(n[i], j, np.sin(r), np.cos(r), 1.0 - m[i])
+        out[i, 12], out[i, 13], out[i, 14], out[i, 15] = E.ellipj_reduced_mc(phi[i], m[i], 1.0 - m[i])
     return out
 
 
@@ -305,6 +399,8 @@ def test_compiled_and_numpy_modes_agree(rng):
             dn,
             am,
             E.ellipf(phi, m),
+            *E.ellipfe_reduced_mc(n, *_reduced(phi), 1.0 - m),
+            *E.ellipj_reduced_mc(phi, m, 1.0 - m),
         ],
         axis=-1,
     )

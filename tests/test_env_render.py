@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import gc
 import sys
+import warnings
 
 import gymnasium as gym
 import numpy as np
 import pybullet
 import pytest
+from gymnasium.utils.env_checker import check_env
 from gymnasium.utils.passive_env_checker import env_render_passive_checker
 
 import rigidrot_gym
@@ -98,13 +100,38 @@ def test_rendering_off_imports_nothing_and_render_warns():
         assert env.render() is None
 
 
-def test_human_mode_without_a_display_is_a_clear_error(monkeypatch):
+@pytest.mark.parametrize("env_id", rigidrot_gym.ENV_IDS)
+def test_gymnasium_env_checker_with_its_render_check_passes_headless(env_id, monkeypatch):
+    # check_env's render check makes the env in every declared mode, "human" included:
+    # without a display, "human" warns and draws off-screen instead of failing
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    env = gym.make("RigidRot/Reorient-v0", render_mode="human")
-    with pytest.raises(RuntimeError, match="display"):
+    with pytest.warns(UserWarning, match="off-screen"):
+        check_env(gym.make(env_id).unwrapped)
+
+
+def test_human_mode_without_a_display_warns_once_and_draws_off_screen(monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    env = gym.make("RigidRot/Reorient-v0", render_mode="human", render_options={"width": 64, "height": 48})
+    reference = gym.make(
+        "RigidRot/Reorient-v0", render_mode="rgb_array", render_options={"width": 64, "height": 48}
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         env.reset(seed=0)
+        for _ in range(3):
+            assert env.step(np.ones(3, dtype=np.float32))[0] is not None
+        assert env.render() is None  # "human" returns nothing, as Gymnasium specifies
+    assert sum("off-screen" in str(w.message) for w in caught) == 1
+    reference.reset(seed=0)
+    for _ in range(3):
+        reference.step(np.ones(3, dtype=np.float32))
+    renderer = env.unwrapped._renderer
+    q, w = env.unwrapped.attitude, env.unwrapped.body_rates
+    np.testing.assert_array_equal(renderer.render(q, w, env.unwrapped.target), reference.render())
     env.close()
+    reference.close()
 
 
 def test_missing_pybullet_names_the_extra(monkeypatch):
@@ -119,3 +146,31 @@ def test_missing_pybullet_names_the_extra(monkeypatch):
 def test_unknown_render_mode():
     with pytest.raises(ValueError, match=r"render_mode 'ascii' is not supported"):
         gym.make("RigidRot/Reorient-v0", render_mode="ascii")
+
+
+def test_the_renderer_draws_each_episodes_randomised_body():
+    # reference: a renderer built for the episode's true tensor (env.unwrapped.inertia)
+    from rigidrot_gym.render import BodyRenderer
+
+    size = {"width": 64, "height": 48}
+    randomised = {"randomize_inertia": 0.5, "randomize_inertia_rotation_deg": 40.0}
+    env = gym.make("RigidRot/Reorient-v0", render_mode="rgb_array", render_options=size, **randomised)
+    vec = gym.make_vec("RigidRot/Reorient-v0", 3, render_mode="rgb_array", render_options=size, **randomised)
+    u = env.unwrapped
+    nominal = BodyRenderer(u.scenario.inertia, **size)
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        frame = env.render()
+        with BodyRenderer(u.inertia, **size) as reference:
+            np.testing.assert_array_equal(frame, reference.render(u.attitude, u.body_rates, u.target))
+        assert not np.array_equal(frame, nominal.render(u.attitude, u.body_rates, u.target))
+    vec.reset(seed=2)
+    frames = vec.render()
+    batch = vec.unwrapped.batch
+    q, w = batch.body_state()
+    for i, inertia in enumerate(batch.inertia()):
+        with BodyRenderer(inertia, **size) as reference:
+            np.testing.assert_array_equal(frames[i], reference.render(q[i], w[i], batch.target[i]))
+    nominal.close()
+    env.close()
+    vec.close()

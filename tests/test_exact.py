@@ -16,6 +16,7 @@ from numba import njit
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
+from rigidrot_gym import propagate
 from rigidrot_gym.physics.exact import free_rotation, symmetric_top, torque_free
 
 pytestmark = pytest.mark.filterwarnings("error")
@@ -366,6 +367,40 @@ def test_time_reversal(rng):
         assert attitude_error(q2, q0) < 1e-12
 
 
+# Generic (both regimes), near the intermediate axis, on the separatrix, a symmetric top.
+SCALE_CASES = (
+    np.array([[1.0, 2.0, 3.0], [2.0, 1.0, 1.5], [1.0, 2.0, 3.0], [3.0, 4.0, 6.0], [2.0, 2.0, 3.0]]),
+    np.array([[0.3, 1.0, 0.2], [0.2, 0.3, 1.0], [1e-10, 1.0, -1e-9], [2.0, 0.3, 1.0], [0.4, -0.2, 1.0]]),
+)
+
+
+@pytest.mark.parametrize("scale", [2.0**600, 2.0**-600, 1e150, 1e-150, 1e300, 1e-300])
+def test_scaled_moments_give_the_same_motion(scale):
+    # I ω̇ = Iω × ω is unchanged by I → sI, so ω(t) and q(t) are those for I (issue 12,
+    # item 15: products like I1 I2 I3 used to overflow or underflow, giving non-finite
+    # states). Scaling by a power of two is exact, and so is the result.
+    inertia, omega = SCALE_CASES
+    q0 = np.array([0.5, 0.5, -0.5, 0.5])
+    times = np.array([0.0, 1.0, 5.0, 10.0])
+    exact_scale = np.log2(scale) == np.round(np.log2(scale))
+    q_ref, w_ref = torque_free(q0, omega, inertia, times)
+    q, w = torque_free(q0, omega, inertia * scale, times)
+    if exact_scale:
+        assert np.array_equal(q, q_ref) and np.array_equal(w, w_ref)
+    # Otherwise s·I carries its own rounding (~1e-16), which the separatrix case amplifies.
+    assert attitude_error(q, q_ref) < 1e-12
+    assert np.max(np.abs(w - w_ref)) < 1e-12
+    q_top, w_top = symmetric_top(q0, omega[-1], 2.0 * scale, 3.0 * scale, times)
+    assert attitude_error(q_top, q_ref[:, -1]) < 1e-14 and np.max(np.abs(w_top - w_ref[:, -1])) < 1e-14
+    for method in ("exact", "strang", "yoshida4"):
+        unscaled = propagate(q0, omega, inertia, 0.5, 20, method=method)
+        scaled = propagate(q0, omega, inertia * scale, 0.5, 20, method=method)
+        if exact_scale:
+            assert np.array_equal(scaled.q, unscaled.q) and np.array_equal(scaled.omega, unscaled.omega)
+        assert attitude_error(scaled.q, unscaled.q) < 1e-12
+        assert np.max(np.abs(scaled.omega - unscaled.omega)) < 1e-12
+
+
 # ----------------------------------------------------------------------------------
 # Compiled (numba) and numpy modes run the same source
 # ----------------------------------------------------------------------------------
@@ -397,6 +432,10 @@ def test_compiled_and_numpy_modes_agree(rng):
         ((2.0, 2.0, 3.0), (0.5, 0.3, 1.0)),  # oblate
         ((2.0, 2.0, 2.0), (0.5, 0.3, 1.0)),  # sphere
         ((1.0, 2.0, 2.5), (0.0, 0.0, 0.0)),  # at rest
+        ((1.0, 2.0, 3.0), (1e-12, 1.0, -1e-13)),  # near the intermediate axis
+        ((2.0, 1.0, 1.5), (1e-15, 0.0, 1.0)),  # nearer, intermediate axis along z
+        ((1e150, 2e150, 3e150), (0.3, 1.0, 0.2)),  # huge moments
+        ((1e-150, 3e-150, 2e-150), (0.3, 1.0, 0.2)),  # tiny moments
     ]
     cases += [(unit_quaternion(rng), np.array(w), np.array(i)) for i, w in special]
     q = np.array([c[0] for c in cases])

@@ -1,5 +1,5 @@
-"""Installation: what ``import rigidrot_gym`` pulls in, and a non-editable wheel that
-carries the scenario files and registers the envs."""
+"""Installation: what ``import rigidrot_gym`` pulls in, extras that state ranges, and a
+non-editable wheel that carries the licence and the scenario files and registers the envs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,11 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,6 +24,13 @@ def test_import_pulls_in_no_heavy_optional_dependency():
     assert out.stdout.strip() == "[]"
 
 
+def test_extras_state_ranges_not_pins():
+    # a pinned torch would replace a user's own; dev.py installs the tested build first
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert not [req for reqs in extras.values() for req in reqs if "==" in req]
+    assert "torch>=2.3" in extras["train"]
+
+
 def test_wheel_ships_the_scenarios_and_registers_the_envs(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(tmp_path)],
@@ -27,6 +39,10 @@ def test_wheel_ships_the_scenarios_and_registers_the_envs(tmp_path):
     )
     (wheel,) = tmp_path.glob("rigidrot_gym-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
+    (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
+    text = zipfile.ZipFile(wheel).read(metadata).decode()
+    assert "License-Expression: MIT" in text and "License-File: LICENSE" in text
+    assert metadata.replace("METADATA", "licenses/LICENSE") in names
     shipped = sorted(n for n in names if n.startswith("rigidrot_gym/scenarios/"))
     assert shipped == sorted(f"rigidrot_gym/scenarios/{p.name}" for p in (ROOT / "envs").glob("*.toml"))
     target = tmp_path / "site"

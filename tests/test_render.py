@@ -300,16 +300,23 @@ def test_deepcopy_and_pickle_leave_the_original_working(side_view):
         np.testing.assert_array_equal(side_view.render(q), expected)
 
 
-def test_human_mode_without_display(monkeypatch):
+def test_human_mode_without_display_warns_and_draws_off_screen(monkeypatch):
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     monkeypatch.setattr(sys, "platform", "linux")
     probe = pybullet.connect(pybullet.DIRECT)
     pybullet.disconnect(physicsClientId=probe)
-    with pytest.raises(RuntimeError, match=r"display.*rgb_array"):
-        BodyRenderer([1.0, 2.0, 2.5], mode="human")
+    q = quaternion.from_rotvec([0.3, -0.2, 0.5])
+    with pytest.warns(UserWarning, match=r"needs a display.*off-screen"):
+        human = BodyRenderer([1.0, 2.0, 2.5], 64, 48, mode="human")
+    with BodyRenderer([1.0, 2.0, 2.5], 64, 48) as reference:
+        # the same picture as an off-screen renderer's (the reference), not a GUI window
+        assert not human.gui
+        assert pybullet.getConnectionInfo(human.client_id)["connectionMethod"] == pybullet.DIRECT
+        np.testing.assert_array_equal(human.render(q, [0.1, 0.2, 0.3]), reference.render(q, [0.1, 0.2, 0.3]))
+    human.close()
     gc.collect()
-    again = pybullet.connect(pybullet.DIRECT)  # nothing was connected
+    again = pybullet.connect(pybullet.DIRECT)  # nothing left connected
     pybullet.disconnect(physicsClientId=again)
     assert again == probe
 

@@ -87,5 +87,9 @@ def test_gravity_gradient_pitch_libration_frequency():
 
 
 def test_gravity_gradient_rejects_a_bad_orbit():
-    with pytest.raises(ValueError, match="mean motion"):
-        propagate(Q0, W0, I_ASYM, 0.01, 1, method="rk4", torque=GravityGradient(-1.0))
+    # On construction, before any propagation; 1e200 rad/s would make 3n² overflow.
+    for bad in (-1.0, 0.0, np.nan, np.inf, 1e200, "a", 1j, None):
+        with pytest.raises(ValueError, match=r"GravityGradient.mean_motion must"):
+            GravityGradient(bad)
+    with pytest.raises(ValueError, match=r"GravityGradient.phase must be a finite number, got inf"):
+        GravityGradient(1e-3, np.inf)

@@ -1,17 +1,34 @@
-"""Training smoke test: train a few thousand steps, save, reload, evaluate."""
+"""Training with rl-baselines3-zoo: the zoo's own command and training/train.py (the same on
+the batched env) on our hyperparameter files, run folders that never overwrite one
+another, the committed agents loaded from their read-only folder, and evaluation that
+writes only into its output folder."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import yaml
 
+import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.control import agents
 
-TRAINING = Path(__file__).resolve().parents[1] / "training"
+ROOT = Path(__file__).resolve().parents[1]
+TRAINING = ROOT / "training"
+AGENTS = TRAINING / "agents"
+COMMITTED = sorted(p.parent.parent for p in AGENTS.glob("*/*/*/args.yml"))
+TINY = {
+    "ppo": ["n_envs:2", "n_steps:64", "batch_size:64", "n_epochs:1"],
+    "sac": ["n_envs:2", "learning_starts:64", "batch_size:32", "buffer_size:1000"],
+    "td3": ["n_envs:2", "learning_starts:64", "batch_size:32", "buffer_size:1000"],
+}
 
 
 def _script(name: str):
@@ -21,41 +38,142 @@ def _script(name: str):
     return module
 
 
-@pytest.mark.parametrize(
-    ("algo", "overrides"),
-    [
-        ("ppo", ["n_timesteps=2048", "n_envs=4", "n_steps=128", "batch_size=128", "n_epochs=2"]),
-        ("sac", ["n_timesteps=400", "n_envs=2", "learning_starts=100", "batch_size=64"]),
-        ("td3", ["n_timesteps=400", "n_envs=2", "learning_starts=100", "batch_size=64"]),
-    ],
-)
-def test_train_save_reload_evaluate(tmp_path, algo, overrides):
-    train, evaluate = _script("train"), _script("evaluate")
-    argv = ["--algo", algo, "--env", "RigidRot/Reorient-v0", "--seed", "1", "--log-folder", str(tmp_path)]
-    argv += ["--hyperparams", *overrides, "--env-kwargs", "integrator=semi_implicit", "--no-progress"]
-    run = train.main(argv)
-    for name in ("model.zip", "config.yml", "args.yml", "command.txt", "vecnormalize.pkl"):
-        assert (run / name).exists(), name
-    config = yaml.safe_load((run / "config.yml").read_text())
+def _env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in folder.rglob("*")
+        if p.is_file()
+    }
+
+
+def _hyperparameters(algo: str, env_id: str) -> dict:
+    """Our hyperparameter file's entry, read with plain PyYAML."""
+    return yaml.safe_load((TRAINING / "hyperparams" / f"{algo}.yml").read_text())[env_id]
+
+
+def test_the_zoo_trains_on_our_hyperparameter_files(tmp_path):
+    command = [sys.executable, "-m", "rl_zoo3.train", "--algo", "ppo", "--env", "RigidRot/Reorient-v0"]
+    command += [
+        "--gym-packages",
+        "rigidrot_gym",
+        "--conf-file",
+        "training/hyperparams/ppo.yml",
+        "-f",
+        str(tmp_path),
+    ]
+    command += ["-n", "256", "--seed", "3", "--eval-freq", "-1", "--hyperparams", *TINY["ppo"]]
+    out = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=_env())
+    assert out.returncode == 0, out.stderr[-3000:]
+    run = tmp_path / "ppo" / "RigidRot-Reorient-v0_1"
+    config = agents.read_config(run)
+    expected = {
+        **_hyperparameters("ppo", "RigidRot/Reorient-v0"),
+        "n_envs": 2,
+        "n_steps": 64,
+        "batch_size": 64,
+    }
+    assert {k: config[k] for k in expected} == {**expected, "n_epochs": 1}
+    assert (config["algo"], config["env"], config["seed"]) == ("ppo", "RigidRot/Reorient-v0", 3)
+    # the zoo's DummyVecEnv writes one monitor file per env
+    assert sorted(p.name for p in run.glob("*monitor.csv")) == ["0.monitor.csv", "1.monitor.csv"]
+    agent = agents.load(run)
+    action, _ = agent.predict(np.zeros((5, 7), dtype=np.float32))
+    assert action.shape == (5, 3) and np.all(np.abs(action) <= 1.0)
+
+
+@pytest.mark.parametrize("algo", ["ppo", "sac", "td3"])
+def test_train_py_is_the_zoo_on_the_batched_env(tmp_path, monkeypatch, algo):
+    monkeypatch.chdir(ROOT)
+    train = _script("train")
+    argv = ["--algo", algo, "--env", "RigidRot/Reorient-v0", "--seed", "1", "-f", str(tmp_path), "-n", "256"]
+    argv += ["--eval-freq", "-1", "--verbose", "0", "--env-kwargs", "integrator:'semi_implicit'"]
+    train.main([*argv, "--hyperparams", *TINY[algo]])
+    run = tmp_path / algo / "RigidRot-Reorient-v0_1"
+    config = agents.read_config(run)
     assert (config["algo"], config["env"], config["env_kwargs"]) == (
         algo,
         "RigidRot/Reorient-v0",
         {"integrator": "semi_implicit"},
     )
-    assert "--algo" in (run / "command.txt").read_text()
-    assert list((run / "tensorboard").iterdir())
-
+    assert config["policy_kwargs"] == _hyperparameters(algo, "RigidRot/Reorient-v0")["policy_kwargs"]
+    # one monitor file: the two envs were one batched VecEnv, not a DummyVecEnv of two
+    assert [p.name for p in run.glob("*monitor.csv")] == ["monitor.csv"]
+    command = (run / "RigidRot-Reorient-v0" / "command.txt").read_text().split()
+    assert command[:2] == ["python", "training/train.py"] and sys.executable not in command
+    assert command[-2:] == ["--conf-file", f"training/hyperparams/{algo}.yml"]
     agent = agents.load(run)
-    action, _ = agent.predict(np.zeros((5, 7), dtype=np.float32))
-    assert action.shape == (5, 3) and np.all(np.abs(action) <= 1.0)
+    assert agent.name == f"{algo}/RigidRot-Reorient-v0_1"
+    action, _ = agent.predict(np.zeros(7, dtype=np.float32))
+    assert action.shape == (3,)
 
-    table = evaluate.main(
-        [str(run), "--episodes", "2", "--integrators", "rk4", "--compare", "quaternion_feedback"]
+
+def test_a_new_run_never_writes_into_an_existing_one(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    train = _script("train")
+    argv = ["--env", "RigidRot/Reorient-v0", "-f", str(tmp_path), "-n", "128", "--eval-freq", "-1"]
+    argv += ["--verbose", "0", "--hyperparams", *TINY["ppo"]]
+    train.main([*argv, "--seed", "1"])
+    first = tmp_path / "ppo" / "RigidRot-Reorient-v0_1"
+    before = _digest(first)
+    train.main([*argv, "--seed", "2"])
+    assert _digest(first) == before
+    assert agents.read_config(tmp_path / "ppo" / "RigidRot-Reorient-v0_2")["seed"] == 2
+
+
+@pytest.mark.parametrize("run", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_committed_agents_load_and_act(run):
+    agent = agents.load(run)
+    env = gym.make(agent.config["env"], **agent.config["env_kwargs"])
+    obs, _ = env.reset(seed=0)
+    action, _ = agent.predict(obs)
+    assert env.action_space.contains(action.astype(np.float32))
+    assert "/" not in (run / run.name.rsplit("_", 1)[0] / "command.txt").read_text().split()[0]
+
+
+def test_committed_agents_are_the_ones_the_readme_names():
+    assert [p.name for p in COMMITTED] == [
+        "RigidRot-Detumble-v0_1",
+        "RigidRot-Detumble-v0_2",
+        "RigidRot-Detumble-v0_3",
+        "RigidRot-Reorient-v0_1",
+        "RigidRot-Reorient-v0_2",
+        "RigidRot-WheelReorient-v0_1",
+    ]
+    semi = [
+        p.name for p in COMMITTED if agents.read_config(p)["env_kwargs"].get("integrator") == "semi_implicit"
+    ]
+    assert semi == ["RigidRot-Detumble-v0_2", "RigidRot-Detumble-v0_3", "RigidRot-Reorient-v0_2"]
+
+
+def test_evaluate_writes_only_into_its_output_folder(tmp_path):
+    run = AGENTS / "ppo" / "RigidRot-Reorient-v0_1"
+    before = _digest(run)
+    out = tmp_path / "evaluation"
+    table = _script("evaluate").main(
+        [str(run), "--episodes", "1", "--compare", "quaternion_feedback", "--out", str(out)]
     )
-    assert "agent" in table and "quaternion_feedback" in table
-    assert (run / "evaluation.md").exists()
+    assert _digest(run) == before
+    assert sorted(p.name for p in out.iterdir()) == ["evaluation.csv", "evaluation.md"]
+    rows = [line.split("|")[1:-1] for line in table.splitlines()[2:]]
+    assert [r[0].strip() for r in rows] == ["agent ppo/RigidRot-Reorient-v0_1", "quaternion_feedback"]
+    # The agent's first episode (seed 10000) flown by hand in a plain single env.
+    agent = agents.load(run)
+    env = gym.make("RigidRot/Reorient-v0")
+    obs, info = env.reset(seed=10_000)
+    done = False
+    while not done:
+        obs, _, terminated, truncated, info = env.step(agent.predict(obs)[0])
+        done = terminated or truncated
+    assert (rows[0][5].strip() != "0%") == bool(info["is_success"])
 
 
 def test_loading_a_folder_that_is_not_a_run(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"model\.zip is missing"):
+    with pytest.raises(FileNotFoundError, match=r"args\.yml"):
         agents.load(tmp_path)

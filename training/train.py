@@ -1,175 +1,96 @@
-"""Train a stable-baselines3 agent on a rigidrot_gym environment.
+"""Train a stable-baselines3 agent on a rigidrot_gym env: rl-baselines3-zoo on the batched env.
 
-    python training/train.py --algo ppo --env RigidRot/Reorient-v0 --seed 0
-    python training/train.py --algo ppo --env RigidRot/Reorient-v0 --hyperparams n_timesteps=1e6 n_envs=32
-    python training/train.py --algo ppo --env RigidRot/Reorient-v0 --env-kwargs integrator=semi_implicit
+    python training/train.py --algo ppo --env RigidRot/Reorient-v0 --seed 0 --progress
+    python training/train.py --algo ppo --env RigidRot/Reorient-v0 -n 1000000 --hyperparams n_envs:32
+    python training/train.py --algo ppo --env RigidRot/Reorient-v0 --env-kwargs "integrator:'semi_implicit'"
 
-Hyperparameters come from ``training/hyperparams/<algo>.yml``, keyed by env id, with
-rl-baselines3-zoo's key names (``n_envs``, ``n_timesteps``, ``policy``, ``normalize``,
-``policy_kwargs``, schedules such as ``lin_1e-3``, ``noise_type``/``noise_std``);
-``--hyperparams`` overrides them. The envs are the native batched core through
-:class:`rigidrot_gym.attitude.sb3.AttitudeSB3VecEnv`. The run folder gets ``model.zip``,
-``vecnormalize.pkl`` (when normalising), ``config.yml``, ``args.yml``, ``command.txt``
-and TensorBoard logs; ``training/evaluate.py`` rebuilds everything from it.
+This is rl-baselines3-zoo's ``python -m rl_zoo3.train``: the same options (``--help``),
+the same hyperparameter files (``training/hyperparams/<algo>.yml``, the default
+``--conf-file`` here), the same run folders (``logs/<algo>/<env>_<n>/``, a new ``n`` for
+every run, so no run is ever written over) and the same tools afterwards
+(``rl_zoo3.enjoy``, ``rl_zoo3.plots``, ``training/evaluate.py``). One thing differs, what
+the zoo cannot do: the zoo steps ``n_envs`` single envs one after the other
+(``DummyVecEnv``) or in ``n_envs`` processes (``SubprocVecEnv``); here they are one
+:class:`~rigidrot_gym.attitude.sb3.AttitudeSB3VecEnv`, every body advanced by one
+compiled call (the speed ratio is measured by ``training/vec_env_speed.py``).
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
+import os
 import shlex
 import sys
-import time
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-import yaml
+import rl_zoo3.train as zoo_train
+from rl_zoo3.exp_manager import ExperimentManager
+from stable_baselines3.common.vec_env import VecEnv, VecFrameStack, VecMonitor
 
-HERE = Path(__file__).resolve().parent
-ALGORITHMS = ("ppo", "sac", "td3")
-# Keys that configure the run rather than the algorithm's constructor.
-RUN_KEYS = ("n_envs", "n_timesteps", "policy", "normalize", "noise_type", "noise_std")
+import rigidrot_gym  # noqa: F401  (registers the ids)
+from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 
-
-def linear_schedule(initial: float):
-    """Linearly decreasing from ``initial`` to 0 over training (zoo's ``lin_<value>``)."""
-
-    def schedule(progress_remaining: float) -> float:
-        return progress_remaining * initial
-
-    return schedule
+HYPERPARAMS = Path(__file__).resolve().parent / "hyperparams"
 
 
-def parse_value(text: str) -> Any:
-    """A CLI or YAML value: a number, a Python literal, or a string."""
+class BatchedExperimentManager(ExperimentManager):
+    """The zoo's experiment, with the training and evaluation envs made by
+    :class:`AttitudeSB3VecEnv` instead of a ``DummyVecEnv`` of single envs.
+
+    Same seeding (env i gets ``seed + i`` at its first reset), the same episode monitor
+    (``monitor.csv`` in the run folder) and the zoo's normalisation, vec-env wrappers
+    and frame stacking on top. The zoo's ``env_wrapper`` hyperparameter wraps single
+    envs and has no batched counterpart: it is refused.
+    """
+
+    def create_envs(self, n_envs: int, eval_env: bool = False, no_log: bool = False) -> VecEnv:
+        if self.env_wrapper is not None:
+            raise ValueError(
+                f"env_wrapper={self.env_wrapper!r}: wrappers of single envs do not apply to the batched "
+                "env; use vec_env_wrapper, or python -m rl_zoo3.train"
+            )
+        env_kwargs = self.eval_env_kwargs if eval_env else self.env_kwargs
+        env = AttitudeSB3VecEnv(n_envs, self.env_name.gym_id, **env_kwargs)
+        env.seed(self.seed)
+        log_dir = None if eval_env or no_log else self.save_path
+        env = VecMonitor(env, filename=log_dir, **self.monitor_kwargs)
+        if self.vec_env_wrapper is not None:
+            env = self.vec_env_wrapper(env)
+        env = self._maybe_normalize(env, eval_env)
+        if self.frame_stack is not None:
+            env = VecFrameStack(env, self.frame_stack)
+        return env
+
+    def _save_config(self, saved_hyperparams: dict) -> None:
+        super()._save_config(saved_hyperparams)
+        # The zoo records sys.orig_argv, which starts with the interpreter's absolute path.
+        command = shlex.join(["python", *sys.argv])
+        (Path(self.params_path) / "command.txt").write_text(command + "\n")
+
+
+def with_default_conf_file(argv: list[str]) -> list[str]:
+    """``argv`` with ``--conf-file training/hyperparams/<algo>.yml`` (a path relative to
+    the working folder) unless it names one."""
+    if any(arg.split("=")[0] in ("-conf", "--conf-file") for arg in argv):
+        return argv
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("--algo", default="ppo")
+    algo = parser.parse_known_args(argv)[0].algo
+    return [*argv, "--conf-file", os.path.relpath(HYPERPARAMS / f"{algo}.yml")]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run ``rl_zoo3.train`` with ``argv`` (default: the command line) on the batched env."""
+    argv = with_default_conf_file(list(sys.argv[1:] if argv is None else argv))
+    # rl_zoo3.train.train() reads sys.argv and builds the zoo's ExperimentManager by name:
+    # both are swapped for the duration of the call.
+    saved = sys.argv, zoo_train.ExperimentManager
+    sys.argv = [os.path.relpath(__file__), *argv]
+    zoo_train.ExperimentManager = BatchedExperimentManager
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        try:
-            return float(text)
-        except ValueError:
-            return text
-
-
-def parse_pairs(pairs: list[str] | None, what: str) -> dict[str, Any]:
-    """``key=value`` strings as a dict."""
-    out = {}
-    for pair in pairs or []:
-        if "=" not in pair:
-            raise SystemExit(f"{what}: expected key=value, got {pair!r}")
-        key, value = pair.split("=", 1)
-        out[key] = parse_value(value)
-    return out
-
-
-def hyperparameters(algo: str, env_id: str, overrides: dict[str, Any]) -> dict[str, Any]:
-    """The YAML entry for ``env_id`` with the CLI overrides applied."""
-    table = yaml.safe_load((HERE / "hyperparams" / f"{algo}.yml").read_text())
-    if env_id not in table:
-        raise SystemExit(f"no {algo} hyperparameters for {env_id!r} in training/hyperparams/{algo}.yml")
-    return {**table[env_id], **overrides}
-
-
-def algorithm_kwargs(algo: str, params: dict[str, Any], n_actions: int) -> dict[str, Any]:
-    """Constructor arguments of the SB3 algorithm from zoo-style hyperparameters."""
-    from stable_baselines3.common.noise import NormalActionNoise
-
-    kwargs = {k: v for k, v in params.items() if k not in RUN_KEYS}
-    for key, value in list(kwargs.items()):
-        if isinstance(value, str) and value.startswith("lin_"):
-            kwargs[key] = linear_schedule(float(value[4:]))
-    if isinstance(kwargs.get("policy_kwargs"), str):
-        kwargs["policy_kwargs"] = eval(kwargs["policy_kwargs"], {"dict": dict})  # zoo convention
-    for key in (
-        "n_steps",
-        "batch_size",
-        "n_epochs",
-        "buffer_size",
-        "train_freq",
-        "gradient_steps",
-        "learning_starts",
-    ):
-        if key in kwargs:
-            kwargs[key] = int(kwargs[key])
-    if params.get("noise_type") == "normal":
-        sigma = float(params.get("noise_std", 0.1))
-        kwargs["action_noise"] = NormalActionNoise(np.zeros(n_actions), sigma * np.ones(n_actions))
-    return kwargs
-
-
-def make_env(env_id: str, n_envs: int, seed: int, env_kwargs: dict, normalize: Any):
-    """The batched SB3 env, with episode statistics and (optionally) normalisation."""
-    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
-
-    from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
-
-    env = VecMonitor(AttitudeSB3VecEnv(n_envs, env_id, **env_kwargs))
-    env.seed(seed)
-    if normalize:
-        options = ast.literal_eval(normalize) if isinstance(normalize, str) else {}
-        env = VecNormalize(env, **options)
-    return env
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--algo", choices=ALGORITHMS, default="ppo")
-    parser.add_argument("--env", default="RigidRot/Reorient-v0", help="registered env id")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--hyperparams", nargs="*", help="overrides, key=value (e.g. n_timesteps=1e6)")
-    parser.add_argument("--env-kwargs", nargs="*", help="scenario overrides, key=value (e.g. integrator=rk4)")
-    parser.add_argument("--log-folder", default="training/runs", help="parent folder of the run folder")
-    parser.add_argument("--run-name", default=None, help="run folder name (default: <algo>_<env>_<seed>)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> Path:
-    """Train, save the run folder, return its path."""
-    import stable_baselines3 as sb3
-    from stable_baselines3.common.utils import set_random_seed
-
-    import rigidrot_gym  # noqa: F401  (registers the ids)
-
-    argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
-    params = hyperparameters(args.algo, args.env, parse_pairs(args.hyperparams, "--hyperparams"))
-    env_kwargs = parse_pairs(args.env_kwargs, "--env-kwargs")
-    name = args.run_name or f"{args.algo}_{args.env.split('/')[-1]}_{args.seed}"
-    run_dir = Path(args.log_folder) / name
-    run_dir.mkdir(parents=True, exist_ok=True)
-
-    set_random_seed(args.seed)
-    env = make_env(args.env, int(params["n_envs"]), args.seed, env_kwargs, params.get("normalize"))
-    algorithm = getattr(sb3, args.algo.upper())
-    model = algorithm(
-        params["policy"],
-        env,
-        seed=args.seed,
-        device="cpu",
-        tensorboard_log=str(run_dir / "tensorboard"),
-        verbose=0,
-        **algorithm_kwargs(args.algo, params, env.action_space.shape[0]),
-    )
-    config = {"algo": args.algo, "env": args.env, "env_kwargs": env_kwargs, "seed": args.seed, **params}
-    (run_dir / "config.yml").write_text(yaml.safe_dump(config, sort_keys=False))
-    (run_dir / "args.yml").write_text(yaml.safe_dump(vars(args), sort_keys=False))
-    (run_dir / "command.txt").write_text(shlex.join(["python", "training/train.py", *argv]) + "\n")
-
-    start = time.perf_counter()
-    model.learn(total_timesteps=int(float(params["n_timesteps"])), progress_bar=not args.no_progress)
-    minutes = (time.perf_counter() - start) / 60
-    model.save(run_dir / "model.zip")
-    if params.get("normalize"):
-        env.save(str(run_dir / "vecnormalize.pkl"))
-    (run_dir / "training_time.txt").write_text(
-        f"{minutes:.1f} min wall time for {params['n_timesteps']} steps\n"
-    )
-    print(f"trained {args.algo} on {args.env} in {minutes:.1f} min; saved to {run_dir}")
-    return run_dir
+        zoo_train.train()
+    finally:
+        sys.argv, zoo_train.ExperimentManager = saved
 
 
 if __name__ == "__main__":

@@ -7,8 +7,10 @@
   :mod:`~rigidrot_gym.attitude.variates` (counter-based noise);
 * the batched core: :mod:`~rigidrot_gym.attitude.task` (spaces, reward, output columns),
   :mod:`~rigidrot_gym.attitude.starts` (episode starts), the compiled per-step kernels
-  :mod:`~rigidrot_gym.attitude.actuation`, :mod:`~rigidrot_gym.attitude.sensing` and
-  :mod:`~rigidrot_gym.attitude.assessment`, and :mod:`~rigidrot_gym.attitude.batch`
+  :mod:`~rigidrot_gym.attitude.actuation`, :mod:`~rigidrot_gym.attitude.observation` and
+  :mod:`~rigidrot_gym.attitude.assessment`, :mod:`~rigidrot_gym.attitude.staging` (a step
+  staged in scratch arrays, checked, then committed), :mod:`~rigidrot_gym.attitude.arguments`
+  (checks of actions, reset options and seeds) and :mod:`~rigidrot_gym.attitude.batch`
   (:class:`~rigidrot_gym.attitude.batch.AttitudeBatch`, the bookkeeping);
 * the envs over that core: :mod:`~rigidrot_gym.attitude.env` (single),
   :mod:`~rigidrot_gym.attitude.vector_env` (native vector env) and

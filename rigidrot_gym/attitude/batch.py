@@ -12,9 +12,14 @@ re-draws them per body at reset). Each step:
 1. the action a ∈ [-1, 1]ⁿ (clipped) becomes the actuator torques u = a ⊙ u_max
    (:mod:`rigidrot_gym.attitude.actuation`: ideal torquers, τ = u, or reaction wheels,
    τ = −A u), held over the control period, plus any disturbance torque;
-2. the method advances every body by ``dt`` in ``substeps`` steps;
+2. the method advances every body by ``dt`` in ``substeps`` steps, in scratch arrays
+   (:mod:`rigidrot_gym.attitude.staging`); only if every result is a valid state is it
+   committed, so a step that raises changes nothing;
 3. compiled kernels compute the observation (:mod:`rigidrot_gym.attitude.observation`) and
    the reward, pointing error and flags (:mod:`rigidrot_gym.attitude.assessment`).
+
+A step may cover a subset of the bodies (a vector env's rows that await their autoreset
+are not integrated).
 
 The realism options of a scenario (:attr:`Scenario.realistic`) add, in compiled kernels
 over the bodies: a one-step actuation delay, actuator noise, wheel momentum and its limits,
@@ -48,6 +53,7 @@ from rigidrot_gym.attitude.observation import (
     sense,
 )
 from rigidrot_gym.attitude.scenario import Scenario
+from rigidrot_gym.attitude.staging import Workspace, commit, divergence_error, first_invalid, gather
 from rigidrot_gym.attitude.starts import (
     BIAS,
     CONSTANT,
@@ -78,13 +84,7 @@ from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.inertia import principal_frame
 from rigidrot_gym.physics.integrators.base import STATE_SIZE
 
-
-def _option(options: dict, key: str, kind: str) -> np.ndarray | None:
-    if key not in options:
-        return None
-    if kind == "quaternion":
-        return validation.unit_quaternions(options[key], f"options[{key!r}]").reshape(4)
-    return validation.vectors(options[key], f"options[{key!r}]", 3).reshape(3)
+MAX_BODIES = 2**31 - 1  # bodies in one batch (each holds ~1 kB of state and scratch)
 
 
 def _info(pointing_error_deg, rate, success, wheels: tuple[np.ndarray, Any] | None = None) -> dict[str, Any]:
@@ -133,11 +133,15 @@ class StepResult:
 class AttitudeBatch:
     """N attitude-control bodies stepped together.
 
+    Every call either completes or raises with the batch unchanged: arguments are
+    checked first, and a step is staged in a :class:`~rigidrot_gym.attitude.staging.Workspace`
+    and committed only when every advanced state is valid. The state is every attribute
+    but ``_work`` (scratch), and no attribute is a view of another, so ``copy.deepcopy``
+    and pickling give a batch that continues bit for bit like the original.
+
     Args:
-        scenario: the task.
+        scenario: the task; its ``max_episode_steps`` truncates every episode.
         num_bodies: N.
-        max_episode_steps: truncate after this many steps (``None``: never; the single
-            env leaves truncation to Gymnasium's ``TimeLimit``).
         integrator_options: options of the scenario's integrator (e.g. ``tol``).
     """
 
@@ -145,12 +149,12 @@ class AttitudeBatch:
         self,
         scenario: Scenario,
         num_bodies: int,
-        max_episode_steps: int | None = None,
         integrator_options: dict[str, Any] | None = None,
     ):
+        if integrator_options is not None and not isinstance(integrator_options, dict):
+            raise ValueError(f"integrator_options must be a dict or None, got {integrator_options!r}")
         self.scenario = scenario
-        self.num_bodies = validation.count(num_bodies, "num_envs", minimum=1)
-        self.max_episode_steps = max_episode_steps
+        self.num_bodies = validation.count(num_bodies, "num_envs", minimum=1, maximum=MAX_BODIES)
         self.method = integrators.get(scenario.integrator)
         self.opts = self.method.pack_options(integrator_options or {})
         self.constants = task_constants(scenario)
@@ -162,7 +166,6 @@ class AttitudeBatch:
         self.moments = np.tile(moments, (n, 1))
         self.principal = np.tile(self._nominal[1], (n, 1))
         self.max_torque = np.tile(self.actuators.max_torque, (n, 1))
-        self.loads = torques.Loads(np.zeros((n, torques.SIZE)))
         self.state = np.zeros((n, STATE_SIZE))
         self.target = np.tile(quat.identity(), (n, 1))
         self.steps = np.zeros(n, dtype=np.int64)
@@ -172,61 +175,40 @@ class AttitudeBatch:
         self.out = np.zeros((n, TRUNCATED + 1))
         self.wheel_momentum = np.zeros((n, m if scenario.wheels else 0))
         self.wheel_saturated = np.zeros(n, dtype=bool)
-        self._clipped = np.zeros((n, m))
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
-        self._half = np.zeros((3, n))  # component-major: numpy's arctan2 is SIMD (and the
-        # same for every batch size) only on contiguous rows
         self._all = np.arange(n)
-        self._limits = np.array([scenario.success_hold_steps, max_episode_steps or 0], dtype=np.int64)
-        self._traj, self._stats = self.method.buffers(n, 1, record=False)
+        self._limits = np.array([scenario.success_hold_steps, scenario.max_episode_steps], dtype=np.int64)
+        self._work = Workspace(n, m, self.obs.shape[1])
         self._realistic, self._wheels = scenario.realistic, scenario.wheels
         if self._realistic:
             self._init_realism()
 
     def _init_realism(self) -> None:
         s, n = self.scenario, self.num_bodies
-        self._commands = np.zeros_like(self._clipped)  # actuator torques applied, N·m
         self._axes = np.ascontiguousarray(self.actuators.axes)
         self._keys = np.zeros(n, dtype=np.uint64)
         self._bias = np.zeros((n, 3))  # rate-sensor bias, body frame, rad/s
-        # constant and random-walk disturbance torques, body frame, N·m
+        # constant [0] and random-walk [1] disturbance torques, body frame, N·m (one array:
+        # the kernel adds them; separate names for its rows would be views, which copies lose)
         self._disturbances = np.zeros((2, n, 3))
-        self._constant, self._walk = self._disturbances
-        self._pending = np.zeros((n, self._clipped.shape[1] if s.actuation_delay else 0))  # delayed action
+        self._pending = np.zeros((n, self.actuators.count if s.actuation_delay else 0))  # delayed action
         self._walk_law = np.array([s.disturbance_random_walk, s.disturbance_correlation_time])
         self._sensor_noise = np.array([np.radians(s.attitude_noise_deg), s.rate_noise])
         self._noisy_sensors = bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias)
-        self._sensed = np.zeros_like(self.state)
-        self._scratch_obs = np.zeros_like(self.obs)
-        self._scratch_half = np.zeros_like(self._half)
         self._end_on_saturation = s.reward_unsafe if s.wheel_terminate_on_saturation else 0.0
         motion = mean_motion(s.orbit_altitude) if s.gravity_gradient else 0.0
+        self._gravity = np.array([3.0 * motion**2, motion])  # 3n² (1/s²) and n (rad/s); 0: none
         # orbit phase at the episode start (rad) and its advance per control period
         self._phase = (np.zeros(n), motion * s.dt)
-        if s.gravity_gradient:
-            p = self.loads.params
-            p[:, torques.GG_RATE] = 3.0 * motion**2
-            p[:, torques.GG_MOTION] = motion
-            p[:, torques.GG_MOMENTS : torques.GG_MOMENTS + 3] = self.moments
 
-    def reset_rows(self, rows: Sequence[int] | np.ndarray, options: dict | None = None) -> None:
-        """Draw new episodes for ``rows`` from their generators (``self.rngs``).
-
-        ``options`` may fix ``"attitude"`` ([w, x, y, z]), ``"rate"`` (rad/s, body
-        frame) and ``"target"`` ([w, x, y, z]) for every row reset.
-
-        Raises:
-            ValueError: for an unknown option or an invalid value (state unchanged).
-        """
-        options = dict(options or {})
-        unknown = sorted(set(options) - {"attitude", "rate", "target"})
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; valid: 'attitude', 'rate', 'target'")
-        fixed = (
-            _option(options, "attitude", "quaternion"),
-            _option(options, "rate", "vector"),
-            _option(options, "target", "quaternion"),
-        )
+    def reset_rows(
+        self,
+        rows: Sequence[int] | np.ndarray,
+        fixed: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = (None, None, None),
+    ) -> None:
+        """Draw new episodes for ``rows`` from their generators (``self.rngs``), with the
+        start attitude, body rates and target fixed where ``fixed`` (checked by
+        :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         realistic = self._realistic
         variates = np.array([draw_variates(self.rngs[i], realistic) for i in rows]).reshape(rows.size, -1)
@@ -265,56 +247,51 @@ class AttitudeBatch:
         self._keys[rows] = keys_of(u[:, KEY])
         self._bias[rows] = s.rate_bias * g[:, BIAS]
         direction = g[:, CONSTANT] / np.linalg.norm(g[:, CONSTANT], axis=-1, keepdims=True)
-        self._constant[rows] = s.disturbance_constant * direction
-        self._walk[rows] = s.disturbance_random_walk * g[:, WALK]  # from its stationary law
+        self._disturbances[0, rows] = s.disturbance_constant * direction
+        self._disturbances[1, rows] = s.disturbance_random_walk * g[:, WALK]  # its stationary law
         self._phase[0][rows] = 2.0 * np.pi * u[:, PHASE]
         self._pending[rows] = 0.0
         self.wheel_momentum[rows] = 0.0
         self.wheel_saturated[rows] = False
-        self.loads.params[rows, torques.GG_MOMENTS : torques.GG_MOMENTS + 3] = (
-            self.moments[rows] if s.gravity_gradient else 0.0
-        )
 
     def observe(self) -> None:
         """Compute the observation and outputs of the current state of every body (not
         advanced) into :attr:`obs` and :attr:`out`."""
-        self._clipped[:] = 0.0
+        self._work.clipped[:] = 0.0
         self._evaluate(self._all, stepped=False)
 
-    def step(self, action: np.ndarray) -> None:
-        """Apply ``action`` ((N, n), clipped to [-1, 1]) for one control period; the
-        results land in :attr:`obs` (N, 7 + wheels) and :attr:`out` (N, 6, columns
-        ``REWARD`` ...).
+    def step(self, action: np.ndarray, rows: np.ndarray | None = None) -> None:
+        """Apply ``action`` ((N, n), checked by
+        :func:`~rigidrot_gym.attitude.arguments.actions`; clipped to [-1, 1]) for one control
+        period to the bodies ``rows`` (default all; the others are not integrated and their
+        actions not read); their results land in :attr:`obs` (N, 7 + wheels) and
+        :attr:`out` (N, 6, columns ``REWARD`` ...).
 
         Raises:
-            ValueError: if an action is NaN or infinite (nothing is advanced).
+            ValueError: if an action of ``rows`` is NaN or infinite, or if the integrator's
+                result is not a valid state (a step too large for the motion, naming
+                ``dt``, ``substeps`` and the integrator).
+            ConvergenceError: if an implicit method did not converge.
+            In every case nothing has changed.
         """
-        action = np.asarray(action).reshape(self._clipped.shape)
+        rows = self._all if rows is None else rows
+        if rows.size == 0:
+            return
+        work, s = self._work, self.scenario
         if self._realistic:
-            bad = clip_actions(action, self._clipped)
+            bad = clip_actions(action, rows, work.clipped)
         else:
-            bad = apply_action(action, self.max_torque, self.principal, self.loads.params, self._clipped)
+            bad = apply_action(action, rows, self.max_torque, self.principal, work.params, work.clipped)
         if bad >= 0:
-            raise ValueError(f"action must be finite, got {action[bad].tolist()}")
+            where = f" (env {bad})" if self.num_bodies > 1 else ""
+            raise ValueError(f"action must be finite, got {action[bad].tolist()}{where}")
         if self._realistic:
-            self._load_realistic()
-        s = self.scenario
-        self.method.run(
-            self.state,
-            self.moments,
-            self.loads,
-            0.0,
-            s.dt,
-            1,
-            s.substeps,
-            self.opts,
-            False,
-            self._traj,
-            self._stats,
-        )
+            self._load_realistic(rows)
+        self._integrate(rows)
         if self._realistic:
             advance_realism(
-                self._commands,
+                work.commands,
+                rows,
                 s.dt,
                 self._wheels,
                 self.actuators.max_momentum,
@@ -323,16 +300,52 @@ class AttitudeBatch:
                 self.steps,
                 self.wheel_momentum,
                 self.wheel_saturated,
-                self._walk,
+                self._disturbances[1],
+                s.actuation_delay,
+                work.clipped,
+                self._pending,
             )
-        self._evaluate(self._all, stepped=True)
+        self._evaluate(rows, stepped=True)
 
-    def _load_realistic(self) -> None:
+    def _integrate(self, rows: np.ndarray) -> None:
+        """Advance the bodies ``rows`` by one control period: staged, checked, committed."""
+        work, s, k = self._work, self.scenario, rows.size
+        every = k == self.num_bodies
+        if every:
+            np.copyto(work.state, self.state)
+            moments, loads = self.moments, work.loads
+        else:
+            gather(rows, self.state, work.state)
+            gather(rows, self.moments, work.moments)
+            moments, loads = work.moments[:k], torques.Loads(work.params[:k])
+        self.method.run(
+            work.state[:k],
+            moments,
+            loads,
+            0.0,
+            s.dt,
+            1,
+            s.substeps,
+            self.opts,
+            False,
+            work.traj[:, :k],
+            work.stats[:k],
+        )
+        bad = first_invalid(work.state, k)
+        if bad >= 0:
+            raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), work.state[bad])
+        if every:  # the staged states become the state; the old array is the next scratch
+            self.state, work.state = work.state, self.state
+        else:
+            commit(rows, work.state, self.state)
+
+    def _load_realistic(self, rows: np.ndarray) -> None:
         """Actuator torques after delay, noise and wheel momentum limits; the held
-        disturbance; the wheel momentum and orbit phase of the torque model."""
-        s = self.scenario
+        disturbance; the wheel momentum and orbit phase of the torque model (scratch only)."""
+        s, work = self.scenario, self._work
         actuate(
-            self._clipped,
+            work.clipped,
+            rows,
             self._pending,
             s.actuation_delay,
             s.actuator_noise,
@@ -343,10 +356,11 @@ class AttitudeBatch:
             self.wheel_momentum,
             self.actuators.max_momentum,
             s.dt,
-            self._commands,
+            work.commands,
         )
         load_torques(
-            self._commands,
+            work.commands,
+            rows,
             self.wheel_momentum,
             self._axes,
             self.actuators.sign,
@@ -354,15 +368,18 @@ class AttitudeBatch:
             self._disturbances,
             self._phase,
             self.steps,
-            self.loads.params,
+            self._gravity,
+            self.moments,
+            work.params,
             self._wheels,
         )
 
-    def restart(self, rows: np.ndarray, options: dict | None = None) -> None:
-        """Reset ``rows`` and recompute their observations and outputs (rewards and flags
-        of those rows are left to the caller's autoreset convention)."""
-        self.reset_rows(rows, options)
-        self._clipped[rows] = 0.0
+    def restart(self, rows: np.ndarray, fixed=(None, None, None)) -> None:
+        """Reset ``rows`` (with the checked options ``fixed``) and recompute their
+        observations and outputs (rewards and flags of those rows are left to the caller's
+        autoreset convention)."""
+        self.reset_rows(rows, fixed)
+        self._work.clipped[rows] = 0.0
         reward, flags = self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1]
         self._evaluate(rows, stepped=False)
         self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1] = reward, flags
@@ -387,10 +404,11 @@ class AttitudeBatch:
         numpy between two kernels: its arctan2 runs vectorised, four times faster than
         the scalar one a kernel calls. With sensor noise the observation comes from a
         perturbed copy of the state; the reward and flags always from the true state."""
-        principal_axes, half, max_rate = self._principal_axes, self._half, self.scenario.max_rate
+        work = self._work
+        principal_axes, half, max_rate = self._principal_axes, work.half, self.scenario.max_rate
         if self._realistic and self._noisy_sensors:
             after = 1 if stepped else 0  # the sensors read the state after this step
-            sensed = self._sensed
+            sensed = work.sensed
             sense(
                 self.state,
                 self.principal,
@@ -410,7 +428,7 @@ class AttitudeBatch:
                 max_rate,
                 rows,
                 self.obs,
-                self._scratch_half,
+                work.sensed_half,
             )
             observe(
                 self.state,
@@ -419,7 +437,7 @@ class AttitudeBatch:
                 self.target,
                 max_rate,
                 rows,
-                self._scratch_obs,
+                work.true_obs,
                 half,
             )
         else:
@@ -427,7 +445,7 @@ class AttitudeBatch:
         np.arctan2(half[SIN_HALF], half[COS_HALF], out=half[HALF_ANGLE])
         assess(
             self.state,
-            self._clipped,
+            work.clipped,
             self.constants,
             rows,
             stepped,

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 
+from rigidrot_gym.attitude import arguments
 from rigidrot_gym.attitude import scenario as scenario_module
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.attitude.task import REWARD, TERMINATED, observation_bounds, reward_bounds
+from rigidrot_gym.attitude.task import REWARD, TERMINATED, TRUNCATED, observation_bounds, reward_bounds
+from rigidrot_gym.render.options import render_options as checked_render_options
+
+# Frame rate a renderer advertises: one frame per control period, within these bounds.
+_FPS_RANGE = (1.0, 1000.0)
 
 
-def resolve_scenario(scenario: str | Scenario, overrides: dict[str, Any]) -> Scenario:
+def resolve_scenario(scenario: str | os.PathLike | Scenario, overrides: dict[str, Any]) -> Scenario:
     """A :class:`Scenario` from an id, file stem, path or object, with keyword overrides."""
     base = scenario if isinstance(scenario, Scenario) else scenario_module.find(scenario)
     return base.with_overrides(**overrides) if overrides else base
@@ -22,32 +30,35 @@ def resolve_scenario(scenario: str | Scenario, overrides: dict[str, Any]) -> Sce
 
 def configure(
     env,
-    scenario: str | Scenario,
+    scenario: str | os.PathLike | Scenario,
     overrides: dict[str, Any],
     render_mode: str | None,
     render_options: dict | None,
 ) -> None:
-    """Set-up shared by every env class: check the render mode, resolve the scenario,
-    and set ``render_mode``, ``scenario``, the ``render_fps`` of the control period and
-    what the (lazily created) renderer needs."""
+    """Set-up shared by every env class: check the render mode and options, resolve the
+    scenario, and set ``render_mode``, ``scenario``, the ``render_fps`` of the control
+    period and what the (lazily created) renderer needs. Everything is checked here, so
+    a bad argument fails at construction, not at the first render."""
     if render_mode is not None and render_mode not in env.metadata["render_modes"]:
         raise ValueError(
             f"render_mode {render_mode!r} is not supported; valid: {env.metadata['render_modes']}"
         )
     env.render_mode = render_mode
+    env.render_options = checked_render_options(render_options)
     env.scenario = resolve_scenario(scenario, overrides)
-    env.metadata = {**env.metadata, "render_fps": round(1.0 / env.scenario.dt)}
-    env.render_options = dict(render_options or {})
+    fps = float(np.clip(1.0 / env.scenario.dt, *_FPS_RANGE))
+    env.metadata = {**env.metadata, "render_fps": round(fps)}
     env._renderer = None
 
 
-def renderer_of(env):
+def renderer_of(env, inertia: np.ndarray):
     """The env's :class:`~rigidrot_gym.render.BodyRenderer`, created on first use (so PyBullet
-    is imported, and costs, nothing until something is drawn)."""
+    is imported, and costs, nothing until something is drawn), drawing the body of
+    ``inertia`` ((3, 3), kg·m²: this episode's, which domain randomisation re-draws)."""
     if env._renderer is None:
         from rigidrot_gym.render import BodyRenderer
 
-        env._renderer = BodyRenderer(env.scenario.inertia, mode=env.render_mode, **env.render_options)
+        env._renderer = BodyRenderer(inertia, mode=env.render_mode, **env.render_options)
     return env._renderer
 
 
@@ -56,6 +67,23 @@ def close_renderer(env) -> None:
     if env._renderer is not None:
         env._renderer.close()
         env._renderer = None
+
+
+class ScenarioSpec:
+    """The ``spec`` of an env built by ``gym.make``, reporting the scenario's episode limit
+    (the ids are registered without one: the env truncates itself, so that the scenario it
+    was given, not the id's, sets the limit)."""
+
+    def __get__(self, env, owner=None) -> EnvSpec | None:
+        if env is None:
+            return None
+        spec = env.__dict__.get("_spec")
+        if spec is None:
+            return None
+        return dataclasses.replace(spec, max_episode_steps=env.scenario.max_episode_steps)
+
+    def __set__(self, env, spec: EnvSpec | None) -> None:
+        env.__dict__["_spec"] = spec
 
 
 class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
@@ -74,8 +102,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
 
     ``Box(-1, 1, (3,), float32)``: the torque about each body axis as a fraction of the
     scenario's per-axis limit ``max_torque`` (N·m). Values outside [-1, 1] are clipped;
-    a NaN or infinite action raises ``ValueError``. The torque is held over the control
-    period ``dt``.
+    a NaN or infinite action, an action of another shape (no reshaping: (1, 3) is not
+    (3,)) or of a complex, string or object dtype raises ``ValueError`` and changes
+    nothing. The torque is held over the control period ``dt``.
 
     | Num | Action          | Min | Max |
     |-----|-----------------|-----|-----|
@@ -111,6 +140,17 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     attitude is turned by a small random body rotation with per-axis standard deviation
     ``attitude_noise_deg`` (a star tracker), and the rates get white noise of std
     ``rate_noise`` plus a bias drawn per episode with std ``rate_bias`` (a gyro), rad/s.
+
+    The true state, whatever the observation shows (noisy, delayed, clipped, normalised),
+    is read from the env itself (``env.unwrapped``):
+
+    | Property         | Shape, unit     | Meaning                                             |
+    |------------------|-----------------|-----------------------------------------------------|
+    | `attitude`       | (4,)            | attitude q, scalar-first, body to world             |
+    | `body_rates`     | (3,), rad/s     | angular velocity ω in the body frame                |
+    | `target`         | (4,)            | the episode's target attitude                       |
+    | `wheel_momentum` | (n,), N·m·s     | each wheel's momentum about its axis (empty without wheels) |
+    | `inertia`        | (3, 3), kg·m²   | this episode's body-frame inertia tensor            |
 
     ## Rewards
 
@@ -165,7 +205,18 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
       ``success_hold_steps`` > 0, success held for that many consecutive steps; or, with
       ``wheel_terminate_on_saturation``, a wheel reaches its momentum limit (rewarded as
       unsafe, −w_x, once).
-    * Truncation: ``max_episode_steps`` control steps (set at registration).
+    * Truncation: the scenario's ``max_episode_steps`` control steps, counted by the env
+      itself, so that whatever scenario it is given sets the limit
+      (``gym.make("RigidRot/Reorient-v0", scenario="RigidRot/Slew-v0")`` truncates at
+      Slew's 240). ``gym.make(id, max_episode_steps=k)`` adds Gymnasium's ``TimeLimit``,
+      which can only end episodes earlier; to lengthen them, override the scenario's
+      field: ``AttitudeEnv(id, max_episode_steps=k)``, ``gym.make_vec(id, n,
+      max_episode_steps=k)`` or a ``Scenario`` with ``with_overrides(max_episode_steps=k)``.
+      ``env.spec.max_episode_steps`` reports the scenario's limit.
+    * A step whose integration does not give a valid state (a step too large for the
+      motion) raises ``ValueError`` naming ``dt``, ``substeps`` and the integrator; an
+      implicit method that does not converge raises ``ConvergenceError``. Either leaves
+      the env exactly as it was before the step.
 
     ## Arguments
 
@@ -192,11 +243,12 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
       the splitting methods ``strang`` and ``yoshida4`` first order; with wheels use
       ``rk4``, ``rkmk4`` (order 4) or ``nielsen_krenk`` (order 2).
     * ``render_mode``: ``"rgb_array"`` (a (H, W, 3) uint8 frame from PyBullet's
-      TinyRenderer, no display needed) or ``"human"`` (a PyBullet GUI window; needs a
-      display). The body is drawn as the ellipsoid of its inertia with its axes, the
-      target attitude as pale axes, L and ω as arrows. ``render_options`` passes
-      ``width``, ``height``, ``camera_distance``, ``camera_yaw``, ``camera_pitch`` to
-      :class:`~rigidrot_gym.render.BodyRenderer`. Needs the ``[render]`` extra.
+      TinyRenderer, no display needed) or ``"human"`` (a PyBullet GUI window; without a
+      display it warns once and draws off-screen). The body is drawn as the ellipsoid of
+      this episode's inertia with its axes, the target attitude as pale axes, L and ω as
+      arrows. ``render_options`` passes ``width``, ``height``, ``camera_distance``,
+      ``camera_yaw``, ``camera_pitch`` to :class:`~rigidrot_gym.render.BodyRenderer`
+      (checked at construction). Needs the ``[render]`` extra.
 
     ## Vectorized environment
 
@@ -209,10 +261,11 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     """
 
     metadata = {"render_modes": ["rgb_array", "human"], "render_fps": 30}
+    spec = ScenarioSpec()
 
     def __init__(
         self,
-        scenario: str | Scenario = "RigidRot/Reorient-v0",
+        scenario: str | os.PathLike | Scenario = "RigidRot/Reorient-v0",
         render_mode: str | None = None,
         integrator_options: dict[str, Any] | None = None,
         render_options: dict[str, Any] | None = None,
@@ -226,9 +279,10 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         self._ready = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        fixed = arguments.reset_options(options)  # checked before anything changes
+        super().reset(seed=arguments.seed(seed))
         self.batch.rngs = [self.np_random]
-        self.batch.reset_rows([0], options)
+        self.batch.reset_rows([0], fixed)
         self._ready = True
         self.batch.observe()
         if self.render_mode == "human":
@@ -238,11 +292,18 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     def step(self, action):
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        self.batch.step(action)
-        reward, terminated = self.batch.out[0, REWARD], self.batch.out[0, TERMINATED]
+        action = arguments.actions(action, self.action_space.shape)
+        self.batch.step(action.reshape(1, -1))
+        out = self.batch.out[0]
         if self.render_mode == "human":
             self.render()
-        return self.batch.obs[0].copy(), float(reward), bool(terminated), False, self._info()
+        return (
+            self.batch.obs[0].copy(),
+            float(out[REWARD]),
+            bool(out[TERMINATED]),
+            bool(out[TRUNCATED]),
+            self._info(),
+        )
 
     def render(self):
         """The current frame (``"rgb_array"``), or draw it in the window (``"human"``)."""
@@ -255,7 +316,8 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         if not self._ready:
             raise RuntimeError("call reset() before render()")
         q, w = self.batch.body_state()
-        frame = renderer_of(self).render(q[0], w[0], self.batch.target[0])
+        inertia = self.batch.inertia()[0]
+        frame = renderer_of(self, inertia).render(q[0], w[0], self.batch.target[0], inertia=inertia)
         return frame if self.render_mode == "rgb_array" else None
 
     def close(self):

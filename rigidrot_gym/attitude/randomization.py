@@ -35,7 +35,9 @@ def scaled_moments(moments: np.ndarray, fraction: float, u: np.ndarray) -> np.nd
     dm = delta * m
     slope = dm.sum(axis=-1, keepdims=True) - 2.0 * dm  # dg_c/ds, (R, 3)
     # Clamp at 0: a nominal body on the boundary (a thin plate) keeps the side it is on.
-    limit = np.where(slope < 0.0, np.maximum(deficit, 0.0) / np.where(slope < 0.0, -slope, 1.0), np.inf)
+    # A tiny fraction gives a tiny slope and an infinite limit: s = 1, as it should.
+    with np.errstate(over="ignore"):
+        limit = np.where(slope < 0.0, np.maximum(deficit, 0.0) / np.where(slope < 0.0, -slope, 1.0), np.inf)
     s = np.minimum(1.0, limit.min(axis=-1, initial=np.inf))[:, None]
     return m * (1.0 + s * delta)
 

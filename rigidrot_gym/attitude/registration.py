@@ -35,7 +35,9 @@ def register_scenarios() -> list[str]:
                 id=scenario.id,
                 entry_point=ENTRY_POINT,
                 vector_entry_point=VECTOR_ENTRY_POINT,
-                max_episode_steps=scenario.max_episode_steps,
+                # None: the env truncates itself at its scenario's limit, so that a scenario
+                # passed to gym.make (or a file of one's own) sets it, not the id's
+                max_episode_steps=None,
                 kwargs={"scenario": scenario.id},
             )
         ids.append(scenario.id)

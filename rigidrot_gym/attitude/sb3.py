@@ -12,6 +12,7 @@ Importing this module imports stable-baselines3 (the ``[train]`` extra).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
+from rigidrot_gym.attitude import arguments
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.env import resolve_scenario
 from rigidrot_gym.attitude.scenario import Scenario
@@ -29,10 +31,16 @@ from rigidrot_gym.attitude.task import observation_bounds
 class AttitudeSB3VecEnv(VecEnv):
     """N attitude-control envs for stable-baselines3, stepped in one batched call.
 
+    Every call checks its arguments before it changes anything, and a step that raises
+    leaves every env as it was (see :class:`~rigidrot_gym.attitude.batch.AttitudeBatch`).
+    ``env_method("reset", indices=...)`` resets only the selected envs and returns their
+    ``(obs, info)``; any other method runs once (the envs share one core) and its result
+    is returned for each selected env.
+
     Args:
         num_envs: N.
         scenario: a registered id, scenario file stem or path, or a ``Scenario``.
-        max_episode_steps: truncation (default: the scenario's).
+        max_episode_steps: overrides the scenario's (the one limit every env class uses).
         integrator_options: options of the scenario's integrator.
         **overrides: scenario fields by flat name (``integrator``, ``dt``, ...).
     """
@@ -40,14 +48,15 @@ class AttitudeSB3VecEnv(VecEnv):
     def __init__(
         self,
         num_envs: int = 1,
-        scenario: str | Scenario = "RigidRot/Reorient-v0",
+        scenario: str | os.PathLike | Scenario = "RigidRot/Reorient-v0",
         max_episode_steps: int | None = None,
         integrator_options: dict[str, Any] | None = None,
         **overrides,
     ):
+        if max_episode_steps is not None:
+            overrides = {**overrides, "max_episode_steps": max_episode_steps}
         self.scenario = resolve_scenario(scenario, overrides)
-        limit = self.scenario.max_episode_steps if max_episode_steps is None else max_episode_steps
-        self.batch = AttitudeBatch(self.scenario, num_envs, limit, integrator_options)
+        self.batch = AttitudeBatch(self.scenario, num_envs, integrator_options)
         self.render_mode = None
         super().__init__(
             self.batch.num_bodies,
@@ -58,13 +67,16 @@ class AttitudeSB3VecEnv(VecEnv):
         self._actions: np.ndarray | None = None
 
     def reset(self):
-        for i, seed in enumerate(self._seeds):
+        # checked, every env, before any changes
+        seeds = [arguments.seed(s, f"seed of env {i}") for i, s in enumerate(self._seeds)]
+        fixed = [arguments.reset_options(o or None) for o in self._options]
+        for i, seed in enumerate(seeds):
             if seed is not None:
                 self.batch.rngs[i] = seeding.np_random(seed)[0]
         plain = [i for i in range(self.num_envs) if not self._options[i]]
         self.batch.reset_rows(plain)
-        for i in set(range(self.num_envs)) - set(plain):
-            self.batch.reset_rows([i], self._options[i])
+        for i in sorted(set(range(self.num_envs)) - set(plain)):
+            self.batch.reset_rows([i], fixed[i])
         self._reset_seeds()
         self._reset_options()
         self.batch.observe()
@@ -73,13 +85,16 @@ class AttitudeSB3VecEnv(VecEnv):
         return result.obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions)
+        shape = (self.num_envs, self.batch.actuators.count)
+        self._actions = arguments.actions(actions, shape, "actions")
 
     def step_wait(self) -> VecEnvStepReturn:
         if self._actions is None:
             raise RuntimeError("call step_async() before step_wait()")
-        self.batch.step(self._actions.reshape(self.num_envs, -1))
-        self._actions = None
+        try:
+            self.batch.step(self._actions)  # raises before anything changes
+        finally:
+            self._actions = None
         result = self.batch.result()
         dones = result.terminated | result.truncated
         infos = [result.info(i) for i in range(self.num_envs)]
@@ -111,9 +126,28 @@ class AttitudeSB3VecEnv(VecEnv):
     def env_method(
         self, method_name: str, *method_args, indices: VecEnvIndices = None, **method_kwargs
     ) -> list[Any]:
-        """Call a method of the adapter once per selected env."""
-        method = getattr(self, method_name)
-        return [method(*method_args, **method_kwargs) for _ in self._get_indices(indices)]
+        """``"reset"``: reset the selected envs only (``seed=``, ``options=`` as a Gymnasium
+        env's ``reset``) and return their ``(obs, info)``. Any other method of the adapter
+        runs once, and its result is returned for each selected env."""
+        rows = list(self._get_indices(indices))
+        if method_name == "reset":
+            return self._reset_envs(rows, *method_args, **method_kwargs)
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in rows]
+
+    def _reset_envs(
+        self, rows: list[int], seed: int | None = None, options: dict | None = None
+    ) -> list[tuple]:
+        """Reset the envs ``rows`` as each one's ``reset(seed=seed, options=options)``."""
+        seed, fixed = arguments.seed(seed), arguments.reset_options(options)
+        indices = np.asarray(rows, dtype=np.int64)
+        for i in rows if seed is not None else ():
+            self.batch.rngs[i] = seeding.np_random(seed)[0]
+        self.batch.restart(indices, fixed)
+        result = self.batch.result()
+        for i in rows:
+            self.reset_infos[i] = result.info(i)
+        return [(result.obs[i], result.info(i)) for i in rows]
 
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> Sequence[bool]:
         """The envs are not Gymnasium envs and carry no wrappers."""

@@ -76,8 +76,10 @@ Realism options, all off by default:
     torque = 0.0             # each torque limit × (1 ± this)
     start = 0.0              # start rate spread and start angle × (1 ± this)
 
-Every field is checked; an error names the file and the field. Keyword arguments of
-the environment override fields by their flat names (``dt=0.1``, ``max_torque=[...]``,
+Every field is checked against its range, whether the scenario comes from a file, from
+keyword overrides or from the :class:`Scenario` constructor (``dataclasses.replace``
+included); an error names the file and the field. Keyword arguments of the environment
+override fields by their flat names (``dt=0.1``, ``max_torque=[...]``,
 ``integrator="nielsen_krenk"``; see :data:`FIELDS`).
 """
 
@@ -86,6 +88,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import numbers
+import os
 import sys
 from dataclasses import dataclass
 from importlib import resources
@@ -101,6 +105,18 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+# Ranges of the fields whose real range is narrower than "positive" or "non-negative".
+INT64_MAX = 2**63 - 1  # the step counters are int64
+# Integration steps per control period: a compiled loop cannot be interrupted, and 10⁵
+# steps of the costliest compiled method take about a second per body.
+MAX_SUBSTEPS = 100_000
+# Each reward weight: the reward's bounds add up to four of them and must stay finite in
+# float32, the dtype stable-baselines3 stores rewards in (its largest value is 3.4e38).
+MAX_REWARD_WEIGHT = 1e37
+MAX_RATE_NOISE = 1e6  # rad/s, rate-sensor noise and bias (the observation saturates far below)
+# Smallest positive value of a field that is divided by (a subnormal's reciprocal is inf).
+_TINY = float(np.finfo(np.float64).tiny)
 
 SHAPES = (
     "solid_box",
@@ -163,6 +179,20 @@ class Scenario:
     randomize_start: float
     source: str = "<keywords>"
 
+    def __post_init__(self) -> None:
+        """Check and normalise every field, however the scenario was built (a file, keyword
+        overrides, the constructor or ``dataclasses.replace``).
+
+        Raises:
+            ScenarioError: naming the source and the field at fault.
+        """
+        source = self.source if isinstance(self.source, str) else repr(self.source)
+        object.__setattr__(self, "source", source)
+        for name, (key, convert) in FIELDS.items():
+            object.__setattr__(self, name, convert(getattr(self, name), f"{source}: field {key}"))
+        object.__setattr__(self, "inertia", _inertia_of(self.inertia, f"{source}: field body"))
+        _check_consistency(self, source)
+
     @property
     def wheels(self) -> bool:
         """Reaction wheels rather than ideal torques."""
@@ -185,9 +215,7 @@ class Scenario:
         for name, value in overrides.items():
             where = f"{self.source}: override {name}"
             values[name] = _inertia_of(value, where) if name == "inertia" else FIELDS[name][1](value, where)
-        scenario = dataclasses.replace(self, **values)
-        _check_consistency(scenario, self.source)
-        return scenario
+        return dataclasses.replace(self, **values)
 
 
 # --------------------------------------------------------------------------- converters
@@ -197,14 +225,27 @@ def _fail(where: str, expected: str, value) -> ScenarioError:
     return ScenarioError(f"{where}: expected {expected}, got {value!r}")
 
 
+def _is_real(value) -> bool:
+    """A real number: an int or a float (numpy's included), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
 def _number(value, where: str, positive: bool = False, minimum: float | None = None) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+    """A finite real number (ints and numpy scalars too; a Python int too large for a
+    float is rejected, not raised as ``OverflowError``)."""
+    try:
+        x = float(value) if _is_real(value) else np.nan
+    except OverflowError:
+        x = np.nan
+    if not np.isfinite(x):
         raise _fail(where, "a finite number", value)
-    if positive and value <= 0:
+    if positive and x <= 0:
         raise _fail(where, "a positive number", value)
-    if minimum is not None and value < minimum:
+    if positive and x < _TINY:
+        raise _fail(where, f"a positive number ≥ {_TINY:.17g} (smaller has no finite inverse)", value)
+    if minimum is not None and x < minimum:
         raise _fail(where, f"a number ≥ {minimum}", value)
-    return float(value)
+    return x
 
 
 def _positive(value, where: str) -> float:
@@ -215,19 +256,59 @@ def _non_negative(value, where: str) -> float:
     return _number(value, where, minimum=0.0)
 
 
-def _integer(value, where: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < minimum:
-        raise _fail(where, f"an integer ≥ {minimum}", value)
+def _bounded(maximum: float, positive: bool = False):
+    """Converter of a number in [0, ``maximum``] (or (0, ``maximum``] if ``positive``)."""
+
+    def convert(value, where: str) -> float:
+        x = _number(value, where, positive=positive, minimum=None if positive else 0.0)
+        if x > maximum:
+            low = "(0" if positive else "[0"
+            raise _fail(where, f"a number in {low}, {maximum:g}]", value)
+        return x
+
+    return convert
+
+
+def _integer(value, where: str, minimum: int, maximum: int = INT64_MAX) -> int:
+    integral = isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_)
+    if not integral or not minimum <= value <= maximum:
+        raise _fail(where, f"an integer in [{minimum}, {maximum}]", value)
     return int(value)
 
 
-def _vector(value, where: str, size: int = 3, positive: bool = False) -> np.ndarray:
+def _has_bool(value) -> bool:
+    if isinstance(value, list | tuple):
+        return any(_has_bool(v) for v in value)
+    return isinstance(value, bool | np.bool_)
+
+
+def _reals(value, where: str, expected: str) -> np.ndarray:
+    """``value`` (nested lists or an array of real numbers) as a float64 array; bools,
+    strings, complex numbers and values too large for a float are rejected."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fiu":
+        arr = value
+    elif isinstance(value, list | tuple) and not _has_bool(value):
+        try:
+            arr = np.array(value)
+        except (TypeError, ValueError):  # ragged
+            raise _fail(where, expected, value) from None
+        if arr.dtype == object and not all(_is_real(v) for v in arr.flat):
+            raise _fail(where, expected, value)
+        if arr.dtype != object and arr.dtype.kind not in "fiu":
+            raise _fail(where, expected, value)
+    else:
+        raise _fail(where, expected, value)
     try:
-        arr = np.array(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise _fail(where, f"a list of {size} numbers", value) from None
+        return arr.astype(np.float64)
+    except OverflowError:
+        raise _fail(where, expected, value) from None
+
+
+def _vector(value, where: str, size: int = 3, positive: bool = False) -> np.ndarray:
+    expected = f"a list of {size} {'positive ' if positive else ''}finite numbers"
+    arr = _reals(value, where, expected)
     if arr.shape != (size,) or not np.all(np.isfinite(arr)) or (positive and np.any(arr <= 0)):
-        raise _fail(where, f"a list of {size} {'positive ' if positive else ''}finite numbers", value)
+        raise _fail(where, expected, value)
     arr.setflags(write=False)
     return arr
 
@@ -253,7 +334,7 @@ def _attitude(choices: tuple[str, ...]):
 
 
 def _integrator(value, where: str) -> str:
-    if value not in integrators.names():
+    if not isinstance(value, str) or value not in integrators.names():
         raise _fail(where, f"a registered integrator ({', '.join(integrators.names())})", value)
     if not integrators.get(value).accepts_torque:
         raise _fail(where, "an integrator that accepts a torque", value)
@@ -276,7 +357,7 @@ def _fraction(value, where: str) -> float:
 
 def _choice(choices: tuple[str, ...]):
     def convert(value, where: str) -> str:
-        if value not in choices:
+        if not isinstance(value, str) or value not in choices:
             raise _fail(where, f"one of {list(choices)}", value)
         return value
 
@@ -295,23 +376,23 @@ FIELDS = {
     "description": ("description", _text),
     "max_torque": ("actuator.max_torque", lambda v, w: _vector(v, w, positive=True)),  # N·m
     "dt": ("simulation.dt", _positive),  # s
-    "substeps": ("simulation.substeps", lambda v, w: _integer(v, w, 1)),
+    "substeps": ("simulation.substeps", lambda v, w: _integer(v, w, 1, MAX_SUBSTEPS)),
     "integrator": ("simulation.integrator", _integrator),
     "max_episode_steps": ("simulation.max_episode_steps", lambda v, w: _integer(v, w, 1)),
     "start_attitude": ("start.attitude", _attitude(("random", "near_target"))),
-    "start_max_angle_deg": ("start.max_angle_deg", _non_negative),  # deg
+    "start_max_angle_deg": ("start.max_angle_deg", _bounded(180.0)),  # deg
     "start_rate": ("start.rate", _vector),  # rad/s
     "start_rate_spread": ("start.rate_spread", _non_negative),  # rad/s
     "target_attitude": ("target.attitude", _attitude(("random",))),
-    "pointing_tolerance_deg": ("tolerance.pointing_deg", _positive),  # deg
+    "pointing_tolerance_deg": ("tolerance.pointing_deg", _bounded(180.0, positive=True)),  # deg
     "rate_tolerance": ("tolerance.rate", _positive),  # rad/s
     "max_rate": ("termination.max_rate", _positive),  # rad/s
     "success_hold_steps": ("termination.success_hold_steps", lambda v, w: _integer(v, w, 0)),
-    "reward_angle": ("reward.angle", _non_negative),
-    "reward_rate": ("reward.rate", _non_negative),
-    "reward_torque": ("reward.torque", _non_negative),
-    "reward_success": ("reward.success", _non_negative),
-    "reward_unsafe": ("reward.unsafe", _non_negative),
+    "reward_angle": ("reward.angle", _bounded(MAX_REWARD_WEIGHT)),
+    "reward_rate": ("reward.rate", _bounded(MAX_REWARD_WEIGHT)),
+    "reward_torque": ("reward.torque", _bounded(MAX_REWARD_WEIGHT)),
+    "reward_success": ("reward.success", _bounded(MAX_REWARD_WEIGHT)),
+    "reward_unsafe": ("reward.unsafe", _bounded(MAX_REWARD_WEIGHT)),
     "actuator_noise": ("actuator.noise", _fraction),
     "actuation_delay": ("actuator.delay", _flag),
     "wheel_layout": ("wheels.layout", _choice(("none", "orthogonal", "pyramid"))),
@@ -323,11 +404,11 @@ FIELDS = {
     "disturbance_correlation_time": ("disturbance.correlation_time", _positive),  # s
     "gravity_gradient": ("disturbance.gravity_gradient", _flag),
     "orbit_altitude": ("disturbance.orbit_altitude", _positive),  # m
-    "attitude_noise_deg": ("sensors.attitude_noise_deg", _non_negative),  # deg
-    "rate_noise": ("sensors.rate_noise", _non_negative),  # rad/s
-    "rate_bias": ("sensors.rate_bias", _non_negative),  # rad/s
+    "attitude_noise_deg": ("sensors.attitude_noise_deg", _bounded(180.0)),  # deg
+    "rate_noise": ("sensors.rate_noise", _bounded(MAX_RATE_NOISE)),  # rad/s
+    "rate_bias": ("sensors.rate_bias", _bounded(MAX_RATE_NOISE)),  # rad/s
     "randomize_inertia": ("randomization.inertia", _fraction),
-    "randomize_inertia_rotation_deg": ("randomization.inertia_rotation_deg", _non_negative),  # deg
+    "randomize_inertia_rotation_deg": ("randomization.inertia_rotation_deg", _bounded(180.0)),  # deg
     "randomize_torque": ("randomization.torque", _fraction),
     "randomize_start": ("randomization.start", _fraction),
 }
@@ -399,8 +480,15 @@ def _part(entry, where: str) -> inertia_module.Part:
     missing = [p for p in wanted if p not in entry]
     if missing:
         raise ScenarioError(f"{where}: shape {shape!r} needs {missing}")
+    # Numbers only: a TOML true or "0.2" is not a length (numpy would read them as 1 and 0.2).
+    dimensions = {
+        key: _reals(value, f"{where}.{key}", "a number or a list of numbers")
+        if isinstance(value, list)
+        else _number(value, f"{where}.{key}")
+        for key, value in entry.items()
+    }
     try:
-        tensor = make(mass, **entry)
+        tensor = make(mass, **dimensions)
         return inertia_module.Part(mass, tensor, position, orientation)
     except (TypeError, ValueError) as err:
         raise ScenarioError(f"{where}: {err}") from None
@@ -409,7 +497,11 @@ def _part(entry, where: str) -> inertia_module.Part:
 def _inertia_of(body, where: str) -> np.ndarray:
     """The body-frame tensor from ``moments``, ``tensor`` or ``parts`` (exactly one)."""
     if not isinstance(body, dict):
-        body = {"tensor" if np.ndim(body) == 2 else "moments": body}
+        try:
+            rank = np.ndim(body)
+        except ValueError:  # ragged nested lists
+            rank = -1
+        body = {"tensor" if rank == 2 else "moments": body}
     given = [k for k in ("moments", "tensor", "parts") if k in body]
     extra = sorted(set(body) - {"moments", "tensor", "parts"})
     if extra:
@@ -421,7 +513,10 @@ def _inertia_of(body, where: str) -> np.ndarray:
         if kind == "moments":
             tensor = np.diag(inertia_module.validate_moments(_vector(body["moments"], f"{where}.moments")))
         elif kind == "tensor":
-            tensor = inertia_module.validate_inertia(np.array(body["tensor"], dtype=float))
+            tensor = _reals(body["tensor"], f"{where}.tensor", "one 3 × 3 tensor of numbers")
+            if tensor.shape != (3, 3):
+                raise _fail(f"{where}.tensor", "one 3 × 3 tensor (3 rows of 3 numbers)", body["tensor"])
+            tensor = inertia_module.validate_inertia(tensor)
         else:
             parts = body["parts"]
             if not isinstance(parts, list) or not parts:
@@ -465,7 +560,7 @@ def parse(data: dict, source: str) -> Scenario:
         if extra:
             raise ScenarioError(f"{source}: unknown key(s) {[f'{table}.{k}' for k in extra]}")
     values: dict[str, Any] = {}
-    for name, (key, convert) in FIELDS.items():
+    for name, (key, _) in FIELDS.items():
         node: Any = data
         for part in key.split("."):
             node = node.get(part, KeyError) if isinstance(node, dict) else KeyError
@@ -474,26 +569,41 @@ def parse(data: dict, source: str) -> Scenario:
                 raise ScenarioError(f"{source}: missing field {key}")
             values[name] = DEFAULTS[name]
         else:
-            values[name] = convert(node, f"{source}: field {key}")
+            values[name] = node  # checked by Scenario itself
     if "body" not in data:
         raise ScenarioError(f"{source}: missing table [body]")
-    values["inertia"] = _inertia_of(data["body"], f"{source}: field body")
-    scenario = Scenario(**values, source=source)
-    _check_consistency(scenario, source)
-    return scenario
+    return Scenario(**values, inertia=data["body"], source=source)
 
 
-def load(path: str | Path) -> Scenario:
-    """Read and check a scenario file.
+_BOM = b"\xef\xbb\xbf"
+
+
+def load(path: str | os.PathLike) -> Scenario:
+    """Read and check a scenario file (UTF-8 without a byte-order mark, as TOML requires).
 
     Raises:
         ScenarioError: naming the file and the field at fault.
     """
     path = Path(path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except OSError as err:
         raise ScenarioError(f"{path}: cannot read scenario file: {err}") from None
+    if raw.startswith(_BOM):
+        raise ScenarioError(
+            f"{path}: starts with a UTF-8 byte-order mark, which TOML does not allow; "
+            "save the file as UTF-8 without one"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise ScenarioError(
+            f"{path}: not valid UTF-8 (byte {raw[err.start : err.start + 1]!r} at offset {err.start}, "
+            f"line {line}); TOML files must be UTF-8"
+        ) from None
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise ScenarioError(f"{path}: not valid TOML: {err}") from None
     return parse(data, str(path))
@@ -516,11 +626,21 @@ def builtin() -> tuple[Scenario, ...]:
     return tuple(load(f) for f in builtin_files())
 
 
-def find(name: str) -> Scenario:
+def find(name: str | os.PathLike) -> Scenario:
     """A built-in scenario by id (``"RigidRot/Reorient-v0"``), file stem
-    (``"reorient"``), or a path to a scenario file."""
+    (``"reorient"``), or a path to a scenario file (``.toml``).
+
+    Raises:
+        ScenarioError: for a path that does not exist or a name that is neither.
+    """
+    if not isinstance(name, str | os.PathLike):
+        raise ScenarioError(
+            f"scenario must be a registered id, a file stem, a .toml path or a Scenario, got {name!r}"
+        )
     candidate = Path(name)
-    if candidate.suffix == ".toml" and candidate.exists():
+    if candidate.suffix == ".toml" or isinstance(name, os.PathLike):
+        if not candidate.is_file():
+            raise ScenarioError(f"scenario file {str(name)!r} not found (relative to {Path.cwd()})")
         return load(candidate)
     scenarios = builtin()
     for s in scenarios:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -10,35 +12,36 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from rigidrot_gym.attitude import arguments
 from rigidrot_gym.attitude.batch import AttitudeBatch, StepResult
-from rigidrot_gym.attitude.env import close_renderer, configure, renderer_of
+from rigidrot_gym.attitude.env import ScenarioSpec, close_renderer, configure, renderer_of
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.task import observation_bounds
 
 
-def row_generators(seed: int | list[int | None] | None, n: int) -> list[np.random.Generator]:
-    """One generator per body: body i gets ``seed + i`` (or ``seed[i]``), as body i of a
-    ``SyncVectorEnv`` would, so row i repeats a single env seeded the same way."""
-    if seed is None:
-        seeds: list[int | None] = [None] * n
-    elif isinstance(seed, int | np.integer):
-        seeds = [int(seed) + i for i in range(n)]
-    else:
-        seeds = list(seed)
-        if len(seeds) != n:
-            raise ValueError(f"seed must be an int, None or a list of {n} seeds, got {len(seeds)} seeds")
-    return [seeding.np_random(s)[0] for s in seeds]
+def row_generators(seeds: list[int | None], rngs: list[np.random.Generator]) -> list[np.random.Generator]:
+    """One generator per body: a new one for each row given a seed (or every row, before
+    the first reset), else the row's own one, which goes on with its stream (as a
+    ``SyncVectorEnv``'s envs do on ``reset()`` without a seed), so row i repeats a single
+    env seeded the same way."""
+    return [seeding.np_random(s)[0] if s is not None or not rngs else rngs[i] for i, s in enumerate(seeds)]
 
 
 class AttitudeVectorEnv(VectorEnv):
     """N independent copies of :class:`~rigidrot_gym.attitude.env.AttitudeEnv` stepped in
     one batched call of the shared core (see its docstring for spaces, reward and episode
     end). Next-step autoreset: the step after an episode ends returns the new episode's
-    first observation with reward 0 and both flags false, ignoring that row's action.
+    first observation with reward 0 and both flags false, ignoring that row's action (it
+    is neither read nor integrated, so a NaN there is ignored too).
 
     ``info`` holds arrays over the envs: ``pointing_error_deg``, ``rate``, ``is_success``
     and, with reaction wheels, ``wheel_momentum`` and ``wheel_saturated`` (with
     Gymnasium's ``_key`` masks, all true).
+
+    ``max_episode_steps`` overrides the scenario's (the one limit every env class uses).
+    ``reset(seed=s)`` seeds row i with s + i (or with ``seed[i]`` for a list); ``reset()``
+    without a seed goes on with each row's generator. A call that raises leaves the env
+    as it was; after ``close()`` every call but ``close()`` raises.
 
     Rendering (``[render]`` extra): ``"rgb_array"`` returns one frame per env (Gymnasium's
     vector convention, which its vector ``RecordVideo`` tiles into a grid; each frame
@@ -50,20 +53,22 @@ class AttitudeVectorEnv(VectorEnv):
         "render_fps": 30,
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
+    spec = ScenarioSpec()
 
     def __init__(
         self,
         num_envs: int = 1,
-        scenario: str | Scenario = "RigidRot/Reorient-v0",
+        scenario: str | os.PathLike | Scenario = "RigidRot/Reorient-v0",
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
         integrator_options: dict[str, Any] | None = None,
         render_options: dict[str, Any] | None = None,
         **overrides,
     ):
+        if max_episode_steps is not None:
+            overrides = {**overrides, "max_episode_steps": max_episode_steps}
         configure(self, scenario, overrides, render_mode, render_options)
-        limit = self.scenario.max_episode_steps if max_episode_steps is None else max_episode_steps
-        self.batch = AttitudeBatch(self.scenario, num_envs, limit, integrator_options)
+        self.batch = AttitudeBatch(self.scenario, num_envs, integrator_options)
         self.num_envs = self.batch.num_bodies
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -73,9 +78,12 @@ class AttitudeVectorEnv(VectorEnv):
         self._ready = False
 
     def reset(self, *, seed: int | list[int | None] | None = None, options: dict | None = None):
-        super().reset(seed=seed if isinstance(seed, int | None) else None)
-        self.batch.rngs = row_generators(seed, self.num_envs)
-        self.batch.reset_rows(np.arange(self.num_envs), options)
+        self._check_open()
+        seeds = arguments.row_seeds(seed, self.num_envs)  # checked before anything changes
+        fixed = arguments.reset_options(options)
+        super().reset(seed=seeds[0] if seeds is not None and isinstance(seed, numbers.Integral) else None)
+        self.batch.rngs = row_generators(seeds or [None] * self.num_envs, self.batch.rngs)
+        self.batch.reset_rows(np.arange(self.num_envs), fixed)
         self._autoreset[:] = False
         self._ready = True
         self.batch.observe()
@@ -83,20 +91,20 @@ class AttitudeVectorEnv(VectorEnv):
         return result.obs, self._info(result)
 
     def step(self, actions):
+        self._check_open()
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != self.action_space.shape:
-            raise ValueError(f"actions must have shape {self.action_space.shape}, got shape {actions.shape}")
-        self.batch.step(actions)
-        rows = np.flatnonzero(self._autoreset)
-        if rows.size:
-            self.batch.restart(rows)
+        actions = arguments.actions(actions, self.action_space.shape, "actions")
+        waiting = np.flatnonzero(self._autoreset)
+        stepped = np.flatnonzero(~self._autoreset) if waiting.size else None
+        self.batch.step(actions, stepped)  # raises before anything changes
+        if waiting.size:
+            self.batch.restart(waiting)
         result = self.batch.result()
-        if rows.size:
-            result.reward[rows] = 0.0
-            result.terminated[rows] = False
-            result.truncated[rows] = False
+        if waiting.size:
+            result.reward[waiting] = 0.0
+            result.terminated[waiting] = False
+            result.truncated[waiting] = False
         self._autoreset = result.terminated | result.truncated
         if self.render_mode == "human":
             self.render()
@@ -104,19 +112,24 @@ class AttitudeVectorEnv(VectorEnv):
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         """One frame per env (``"rgb_array"``), or env 0 drawn in the window (``"human"``)."""
+        self._check_open()
         if self.render_mode is None:
             return None
         if not self._ready:
             raise RuntimeError("call reset() before render()")
         q, w = self.batch.body_state()
-        renderer = renderer_of(self)
-        if self.render_mode == "human":
-            renderer.render(q[0], w[0], self.batch.target[0])
-            return None
-        return tuple(renderer.render(q[i], w[i], self.batch.target[i]) for i in range(self.num_envs))
+        inertia = self.batch.inertia()
+        renderer = renderer_of(self, inertia[0])
+        shown = 1 if self.render_mode == "human" else self.num_envs
+        frames = tuple(renderer.render(q[i], w[i], self.batch.target[i], inertia[i]) for i in range(shown))
+        return None if self.render_mode == "human" else frames
 
     def close_extras(self, **kwargs):
         close_renderer(self)
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise RuntimeError("this vector env is closed; make a new one")
 
     def _info(self, result: StepResult) -> dict[str, np.ndarray]:
         present = np.ones(self.num_envs, dtype=bool)

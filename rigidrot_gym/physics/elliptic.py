@@ -11,9 +11,14 @@ e.g. near m = 1, where 1 − m would lose the digits that set the period.
 * K(m) by the arithmetic-geometric mean, F(φ|m) and Π(n; φ|m) from R_F and R_J
   (DLMF 19.25.5, 19.25.14), for any real φ via the quasi-periodic extension
   F(φ + jπ|m) = F(φ|m) + 2jK(m), Π(n; φ + jπ|m) = Π(n; φ|m) + 2jΠ(n|m).
+* F(φ|m) and E_n(φ|m) = ∫₀^φ √(1 − m sin²θ)/(1 − n sin²θ) dθ from sin and cos of the
+  reduced amplitude (:func:`ellipfe_reduced_mc`), accurate where φ is near π/2 and m near 1.
 * sn, cn, dn and the continuous amplitude am by the descending Landen (AGM) scheme
   of Abramowitz & Stegun 16.4, with each backward step written as an ``atan2`` whose
-  arguments carry no cancellation (accurate up to m = 1 − 1e-16; m = 1 is exact).
+  arguments carry no cancellation, for m < ½; for m ≥ ½ the same scheme on the
+  imaginary axis for the complementary parameter (Jacobi's imaginary transformation),
+  which gives cn and dn to relative accuracy however small, up to m = 1 − 1e-300
+  (m = 1 is exact). :func:`ellipj_reduced_mc` returns the amplitude reduced modulo π.
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ _RC_SERIES = 1e-3
 # Relative gap |a − b|/a at which the AGM for K stops: the mean (a + b)/2 is then within
 # about gap²/8 of the limit.
 _AGM_TOL = 1e-15
+# Stopping rule of the imaginary-axis Landen recursion in :func:`_jacobi`:
+# c_N e^(ψ_N) ≤ 2⁻²⁷ a_N puts its truncation error below 2⁻⁵⁷.
+_HYPERBOLIC_TOL = 2.0**-27
 
 
 @jitable
@@ -216,6 +224,34 @@ def ellippi(n, phi, m):
 
 
 @jitable
+def ellipfe_reduced_mc(n, j, s, c, mc):
+    """F(φ|m) and E_n(φ|m) = ∫₀^φ √(1 − m sin²θ)/(1 − n sin²θ) dθ, for n < 1, at the
+    amplitude φ = jπ + r given by j (integral, as a float), s = sin r and c = cos r ≥ 0.
+
+    DLMF 19.25.5 and 19.25.14 with Δ² = c² + mc s²: F = s R_F(c², Δ², 1) and, from
+    E_n = (m/n) F + (1 − m/n) Π(n; φ|m),
+    E_n = s R_F(c², Δ², 1) + ((n − m)/3) s³ R_J(c², Δ², 1, 1 − n s²), each plus 2j times
+    its complete value (E_n(π/2) = K(m) + ((n − m)/3) R_J(0, mc, 1, 1 − n)). E_0 = E(φ|m).
+    Taking sin r and cos r rather than φ keeps a small cos r (φ near π/2 mod π) to
+    relative accuracy, where F has the slope 1/Δ ≈ 1/√mc as m → 1; E_n has the slope
+    Δ/(1 − n sin²φ), at most 1 for n ≤ 0. At m = 1 (mc = 0) finite only for j = 0, c > 0.
+    """
+    s2, c2 = s * s, c * c
+    d2 = c2 + mc * s2
+    third = (n - (1.0 - mc)) / 3.0
+    f = s * carlson_rf(c2, d2, 1.0)
+    e_n = f + third * s * s2 * carlson_rj(c2, d2, 1.0, 1.0 - n * s2)
+    complete_f = 0.0 * f
+    complete_e = 0.0 * f
+    # Only needed (and only finite at m = 1) where j ≠ 0; skipped in compiled code for j = 0.
+    if any_true(j != 0.0):
+        mc_full = select(j == 0.0, 1.0, mc)
+        complete_f = ellipk_mc(mc_full)
+        complete_e = complete_f + third * carlson_rj(0.0, mc_full, 1.0, 1.0 - n)
+    return f + _periods(j, complete_f), e_n + _periods(j, complete_e)
+
+
+@jitable
 def _agm_level(b0, c0, level):
     """(aₙ, bₙ, cₙ) of the AGM started at (1, b0, c0), with cₙ₊₁ = cₙ²/(4aₙ₊₁)."""
     a, b, c = 1.0 + 0.0 * b0, b0, c0
@@ -232,42 +268,129 @@ def sech(u):
 
 
 @jitable
-def ellipj_mc(u, m, mc):
-    """(sn, cn, dn, am)(u|m) with both m and mc = 1 − m given, for real u.
-
-    A&S 16.4: run the AGM from (a₀, b₀, c₀) = (1, √mc, √m) until c_N ≤ 2⁻⁵³ a_N, set
-    φ_N = 2^N a_N u, then φₙ₋₁ = ½(φₙ + asin((cₙ/aₙ) sin φₙ)). The asin is evaluated as
-    atan2(cₙ sin φₙ, √(bₙ² + cₙ² cos² φₙ)) since aₙ² − cₙ² = bₙ², which stays accurate
-    where cₙ/aₙ → 1 (m → 1). The levels are recomputed rather than stored, so no array
-    is allocated. am = φ₀ is continuous in u: am(u + 2K) = am(u) + π.
-    At m = 1 (mc = 0): sn = tanh u, cn = dn = sech u, am = gd u.
-    """
-    hyperbolic = mc <= 0.0
-    b0 = np.sqrt(select(hyperbolic, 0.5, mc))
-    c0 = np.sqrt(select(hyperbolic, 0.5, m))
+def _agm_depth(b0, c0, w, tol):
+    """(N, a_N): the first level N of the AGM from (1, b0, c0) at which c_N e^(2^N a_N w) ≤ tol a_N
+    (w = 0: c_N ≤ tol a_N)."""
     a, b, c = 1.0 + 0.0 * b0, b0, c0
     levels = 0
     for _ in range(_MAX_AGM):
-        if all_true(c <= _EPS * a):
+        if all_true(c * np.exp(np.minimum(2.0**levels * a * w, 700.0)) <= tol * a):
             break
         a, b, c = 0.5 * (a + b), np.sqrt(a * b), 0.5 * c * c / (a + b)
         levels += 1
+    return levels, a
+
+
+@jitable
+def _landen_circular(u, b0, c0):
+    """am(u) for the AGM from (1, b0, c0), b0 = √mc, c0 = √m (see :func:`_jacobi`)."""
+    levels, a = _agm_depth(b0, c0, 0.0, _EPS)
     phi = 2.0**levels * a * u
     for level in range(levels, 0, -1):
         _, b_n, c_n = _agm_level(b0, c0, level)
         cos_phi = np.cos(phi)
         phi = 0.5 * (phi + np.arctan2(c_n * np.sin(phi), np.sqrt(b_n * b_n + c_n * c_n * cos_phi * cos_phi)))
-    sn, cn = np.sin(phi), np.cos(phi)
-    # dn² = 1 − m sn² = cn² + mc sn²: the first form has no cancellation for m < ½ (and is
-    # exactly 1 at m = 0), the second none for m ≥ ½.
-    dn = np.sqrt(select(m < 0.5, 1.0 - m * sn * sn, cn * cn + mc * sn * sn))
-    sech_u = sech(u)
-    return (
-        select(hyperbolic, np.tanh(u), sn),
-        select(hyperbolic, sech_u, cn),
-        select(hyperbolic, sech_u, dn),
-        select(hyperbolic, 2.0 * np.arctan(np.tanh(0.5 * u)), phi),
-    )
+    return phi
+
+
+@jitable
+def _landen_hyperbolic(w, b0, c0):
+    """ψ with am(iw|mc) = iψ for the AGM from (1, b0, c0), b0 = √m, c0 = √mc, w ≥ 0
+    (see :func:`_jacobi`)."""
+    levels, a = _agm_depth(b0, c0, w, _HYPERBOLIC_TOL)
+    psi = 2.0**levels * a * w
+    for level in range(levels, 0, -1):
+        a_n, _, c_n = _agm_level(b0, c0, level)
+        psi = 0.5 * (psi + np.arcsinh(c_n / a_n * np.sinh(psi)))
+    return psi
+
+
+@jitable
+def _jacobi(u, m, mc):
+    """(sn, cn, dn, am)(u|m) and the reduced form (j, s, c) of the amplitude: u = 2jK + r,
+    |r| ≤ K, s = sn r, c = cn r ≥ 0, so am u = jπ + atan2(s, c), sn u = (−1)^j s, cn u = (−1)^j c.
+
+    m < ½: the descending Landen (AGM) scheme of A&S 16.4: run the AGM from
+    (a₀, b₀, c₀) = (1, √mc, √m) until c_N ≤ 2⁻⁵³ a_N, set φ_N = 2^N a_N u, then
+    φₙ₋₁ = ½(φₙ + asin((cₙ/aₙ) sin φₙ)), the asin written as
+    atan2(cₙ sin φₙ, √(bₙ² + cₙ² cos² φₙ)) since aₙ² − cₙ² = bₙ². dn ≥ √½ here.
+
+    m ≥ ½: the same recursion for the complementary parameter mc on the imaginary axis,
+    with Jacobi's imaginary transformation (DLMF 22.6.12) sn(w|m) = −i sc(iw|mc),
+    cn(w|m) = nc(iw|mc), dn(w|m) = dc(iw|mc): with the AGM from (1, √m, √mc) and
+    am(iw|mc) = iψ, ψ_N = 2^N a_N w, ψₙ₋₁ = ½(ψₙ + asinh((cₙ/aₙ) sinh ψₙ)), one gets
+    sn w = tanh ψ, cn w = sech ψ, dn w = √(sech²ψ + mc tanh²ψ): relative accuracy for
+    cn and dn however small (no cos of an angle near π/2). The truncation
+    am(z|m_N) ≈ z is off by (m_N/4)(sinh ψ cosh ψ − ψ) there, hence the stopping rule
+    c_N e^(ψ_N) ≤ 2⁻²⁷ a_N, met within a few levels for 0 ≤ w ≤ K/2. On K/2 < |r| ≤ K the
+    functions come from w = K − |r| by sn(K − w) = cd w, cn(K − w) = k' sd w,
+    dn(K − w) = k' nd w (DLMF 22.4.3), which keeps dn ≥ k' and the small cn near the poles
+    of the period (where m(t) of the rigid body sits near the intermediate axis) to
+    relative accuracy as m → 1. At m = 1: sn = tanh u, cn = dn = sech u, am = gd u.
+    """
+    hyper = m >= 0.5
+    zero = 0.0 * u
+    sn, cn, dn, am, j, s, c = zero, zero + 1.0, zero + 1.0, zero, zero, zero, zero + 1.0
+    if any_true(m < 0.5):
+        b0 = np.sqrt(select(hyper, 1.0, mc))
+        c0 = np.sqrt(select(hyper, 0.0, m))
+        phi = _landen_circular(u, b0, c0)
+        j_c, r_c = reduce_amplitude(phi)
+        sn_c, cn_c = np.sin(phi), np.cos(phi)
+        sn = select(hyper, sn, sn_c)
+        cn = select(hyper, cn, cn_c)
+        dn = select(hyper, dn, np.sqrt(1.0 - m * sn_c * sn_c))
+        am = select(hyper, am, phi)
+        j = select(hyper, j, j_c)
+        s = select(hyper, s, np.sin(r_c))
+        c = select(hyper, c, np.cos(r_c))
+    if any_true(hyper):
+        mc_h = select(hyper, mc, 0.5)
+        kc = np.sqrt(mc_h)
+        big_k = ellipk_mc(mc_h)
+        j_h = np.floor(u / (2.0 * big_k) + 0.5)
+        r = u - _periods(j_h, big_k)
+        x = np.abs(r)
+        flip = x > 0.5 * big_k
+        w = select(flip, big_k - x, x)
+        b0 = np.sqrt(select(hyper, m, 0.5))
+        psi = _landen_hyperbolic(w, b0, kc)
+        t, h = np.tanh(psi), sech(psi)
+        d_w = np.sqrt(h * h + mc_h * t * t)
+        s_h = select(r < 0.0, -1.0, 1.0) * select(flip, h / d_w, t)
+        c_h = select(flip, kc * t / d_w, h)
+        parity = select(j_h - 2.0 * np.floor(0.5 * j_h) == 0.0, 1.0, -1.0)
+        sn = select(hyper, parity * s_h, sn)
+        cn = select(hyper, parity * c_h, cn)
+        dn = select(hyper, select(flip, kc / d_w, d_w), dn)
+        am = select(hyper, j_h * np.pi + np.arctan2(s_h, c_h), am)
+        j = select(hyper, j_h, j)
+        s = select(hyper, s_h, s)
+        c = select(hyper, c_h, c)
+    return sn, cn, dn, am, j, s, c
+
+
+@jitable
+def ellipj_mc(u, m, mc):
+    """(sn, cn, dn, am)(u|m) with both m and mc = 1 − m given, for real u.
+
+    See :func:`_jacobi` for the method: accurate up to m = 1 − 1e-16 and beyond, with cn
+    and dn to relative accuracy for m ≥ ½ (m = 1 is exact). am is continuous in u:
+    am(u + 2K) = am(u) + π. No array is allocated (the AGM levels are recomputed).
+    """
+    sn, cn, dn, am, _, _, _ = _jacobi(u, m, mc)
+    return sn, cn, dn, am
+
+
+@jitable
+def ellipj_reduced_mc(u, m, mc):
+    """(j, s, c, dn): u = 2jK + r with |r| ≤ K, s = sn(r|m), c = cn(r|m) ≥ 0, dn(u|m).
+
+    The amplitude is am u = jπ + atan2(s, c) without forming that angle, so a small cn
+    keeps its digits (see :func:`_jacobi`); sn u = (−1)^j s and cn u = (−1)^j c.
+    """
+    _, _, dn, _, j, s, c = _jacobi(u, m, mc)
+    return j, s, c, dn
 
 
 @jitable

@@ -11,10 +11,14 @@ Regimes (each evaluated exactly, none by perturbing the input):
 
 * asymmetric body, m circulating about the minor or the major axis (Δ_mid < 0 or > 0),
   including pure spins about those axes (A_b = A_c = 0);
+* orbits arbitrarily close to the separatrix, such as a spin about the intermediate axis
+  with an off-axis part of 1e-16, to the same accuracy (the precession angle and the
+  Jacobi functions are evaluated in forms that stay well conditioned as k → 1);
 * the separatrix Δ_mid = 0 (sech/tanh form, with the integral of the precession rate in
   closed form), including the unstable pure spin about the intermediate axis;
 * symmetric bodies (two moments equal to 1e-12 relative), spheres and ω = 0 by the
-  symmetric-top closed form.
+  symmetric-top closed form;
+* moments of any magnitude (only their ratios matter; see :func:`free_rotation`).
 
 :func:`free_rotation` is component-wise (see :mod:`rigidrot_gym.physics.jit`): it runs on one
 body's floats inside numba kernels (e.g. as the exact sub-step of a splitting method) and
@@ -28,7 +32,7 @@ import numpy as np
 
 from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.elliptic import ellipf_mc, ellipj_mc, ellippi_mc, reduce_amplitude, sech
+from rigidrot_gym.physics.elliptic import ellipfe_reduced_mc, ellipj_reduced_mc, sech
 from rigidrot_gym.physics.inertia import validate_moments
 from rigidrot_gym.physics.jit import jitable, select
 from rigidrot_gym.physics.quaternion import qconj, qexp, qmul, qnormalize, qrotate
@@ -75,6 +79,12 @@ def _pick(v, i):
 def _unit(i):
     """Body basis vector e_i."""
     return (select(i == 0, 1.0, 0.0), select(i == 1, 1.0, 0.0), select(i == 2, 1.0, 0.0))
+
+
+@jitable
+def _moment_scale(inertia):
+    """2^⌊log₂ I_max⌋: dividing the moments by it is exact and brings the largest to [1, 2)."""
+    return 2.0 ** np.floor(np.log2(np.maximum(np.maximum(inertia[0], inertia[1]), inertia[2])))
 
 
 @jitable
@@ -147,43 +157,81 @@ def _moment(inertia, f):
 
 
 @jitable
-def _phase(n, beta, alpha, phi, kc2):
-    """N(φ) = Π(n; φ|k²) − (α/β) arctan(β tan φ), i.e. (1 − α²) F_α of the notes.
-
-    The arctan is taken on its continuous branch jπ + atan2(β sin r, cos r), φ = jπ + r,
-    as Π is (quasi-periodic extension).
-    """
-    j, r = reduce_amplitude(phi)
-    arctan = j * np.pi + np.arctan2(beta * np.sin(r), np.cos(r))
-    return ellippi_mc(n, phi, kc2) - alpha / beta * arctan
+def _reduced_amplitude(s, c):
+    """(j, sin r, cos r) with φ = jπ + r, |r| ≤ π/2, for the amplitude φ ∈ [−π, π] given by
+    s = sin φ and c = cos φ; no angle is formed, so a small cos φ keeps its digits."""
+    back = c < 0.0
+    j = select(back, select(s < 0.0, -1.0, 1.0), 0.0)
+    return j, select(back, -s, s), np.abs(c)
 
 
 @jitable
-def _generic_motion(inertia_abc, mu, sigma, amp, k2, kc2, lam, tau):
+def _precession_phase(n, beta, alpha, j, s, c, kc2):
+    """B(φ) = α E_n(φ|k²) − (1/β) arctan(β tan φ) at φ = jπ + r (s = sin r, c = cos r ≥ 0),
+    the arctan on its continuous branch jπ + atan2(β s, c).
+
+    dB/dφ = (α√(1 − k² sin²φ) − 1)/(1 − n sin²φ) = −(1 − α²)/(1 + α√(1 − k² sin²φ)) lies
+    in [−1, 0], so B is as accurate as φ itself, also where dφ/du = dn u → 0.
+    """
+    _, e_n = ellipfe_reduced_mc(n, j, s, c, kc2)
+    return alpha * e_n - (j * np.pi + np.arctan2(beta * s, c)) / beta
+
+
+@jitable
+def _generic_motion(inertia_abc, mu, sigma, amp, two_t, k2, kc2, lam, tau):
     """Unit momentum along (f1, f2, f3) and precession angle ψ off the separatrix.
 
     In units G = 1 (μ = m/G, τ = G t, λ per unit τ):
-    μ = (σ A_a dn u, −A_b sn u, A_c cn u), u = λτ + F(φ0|k²),
-    φ0 = atan2(−μ_b/A_b, μ_c/A_c), where the common factor √|Δa| of A_b, A_c is dropped
-    (so a pure spin about f1 gives atan2(0, 0) = 0: φ0 is arbitrary there, no 0/0), and
-    ψ = τ/I_a − (I_c − I_a)/(I_a I_c λ) [N(am u) − N(φ0)]. This is the notes'
-    ψ = (G/I_a) t − Δa/(G I_a λ) [F_α(u) − F_α(u0)] with 1 − α² = A_c²/G² and
-    n = α²k²/(α² − 1) = I_a(I_b − I_c)/(I_c(I_b − I_a)) ≤ 0, which does not depend on m.
+    μ = (σ A_a dn u, −A_b sn u, A_c cn u), u = λτ + u0, u0 = F(φ0|k²),
+    (sin φ0, cos φ0) ∝ (−μ_b/A_b, μ_c/A_c), where the common factor √|Δa| of A_b, A_c is
+    dropped (a pure spin about f1 gives φ0 = 0: φ0 is arbitrary there, no 0/0). u0 comes
+    from sin φ0 and cos φ0 through Carlson's form, not through the angle φ0: near the
+    intermediate axis cos φ0 and k' are both small and F has slope 1/√(cos²φ0 + k'² sin²φ0).
+
+    Precession. The notes give ψ = (G/I_a) t − Δa/(G I_a λ) [F_α(u) − F_α(u0)] with
+    (1 − α²) F_α(u) = Π(n; am u|k²) − (α/β) arctan(β tan am u), α = A_a. Evaluated so,
+    ψ fails near the intermediate axis: there am u ≈ ±π/2 (mod π), where
+    ∂Π/∂φ = 1/((1 − n sin²φ)√(1 − k² sin²φ)) ≈ 1/((1 − n) k') with k' ∝ ε, the off-axis
+    part, so the one-ulp rounding of am u (and of φ0) becomes an error of ~1e-16/ε in ψ,
+    a rotation about L (π rad at ε = 1e-16) that leaves energy and |L| untouched. The
+    singular part of Π is (1 − α²) F(φ), and F(am u) = u is known exactly: with
+    n(α² − 1) = α²k², Π(n; φ) = (1 − α²) F(φ) + α² E_n(φ),
+    E_n(φ) = ∫₀^φ √(1 − k² sin²θ)/(1 − n sin²θ) dθ (:func:`ellipfe_reduced_mc`), whose
+    slope is at most 1. Hence, using u − u0 = λτ, 1 − α² = A_c² = I_c Δa/(I_c − I_a)
+    and Δa = 1 − 2T I_a,
+    ψ = 2T τ − (I_c − I_a) α/(I_a I_c λ) [B(am u) − B(φ0)],
+    B(φ) = α E_n(φ) − (1/β) arctan(β tan φ) = −(1 − α²) ∫₀^φ dθ/(1 + α√(1 − k² sin²θ)),
+    whose slope in φ is bounded: accurate uniformly as ε → 0, and on the separatrix
+    (k = 1) it is the closed form of :func:`_separatrix_motion`. No division by 1 − α²
+    either, so spins about f1 (α → 1) stay accurate. n = α²k²/(α² − 1) =
+    I_a(I_b − I_c)/(I_c(I_b − I_a)) ≤ 0 does not depend on m.
+
+    Near the intermediate axis μ_a and μ_c are small (down to k'), and the splitting
+    methods restart from μ(t) every step: am u is therefore never formed, and dn u and
+    cn u = ±cn r come from :func:`ellipj_reduced_mc` to relative accuracy. Through
+    cos(am u) they had only 1e-16 absolute accuracy, which froze the off-axis growth
+    e^(λt) once a step's increment fell below it (ε ≲ 1e-16/(|λ| h)).
     """
     ia, ib, ic = inertia_abc
     aa, ab, ac = amp
-    phi0 = np.arctan2(-mu[1] * np.sqrt(np.abs(ib - ia) / ib), mu[2] * np.sqrt(np.abs(ic - ia) / ic))
-    u = lam * tau + ellipf_mc(phi0, kc2)
-    sn, cn, dn, am = ellipj_mc(u, k2, kc2)
+    x0 = -mu[1] * np.sqrt(np.abs(ib - ia) / ib)
+    y0 = mu[2] * np.sqrt(np.abs(ic - ia) / ic)
+    h0 = np.sqrt(x0 * x0 + y0 * y0)
+    pole = h0 == 0.0
+    h0_safe = select(pole, 1.0, h0)
+    j0, s0, c0 = _reduced_amplitude(select(pole, 0.0, x0 / h0_safe), select(pole, 1.0, y0 / h0_safe))
     n = ia * (ib - ic) / (ic * (ib - ia))
+    u0, _ = ellipfe_reduced_mc(n, j0, s0, c0, kc2)
+    j, s, c, dn = ellipj_reduced_mc(lam * tau + u0, k2, kc2)
     beta = np.sqrt(1.0 - n)
-    phase = _phase(n, beta, aa, am, kc2) - _phase(n, beta, aa, phi0, kc2)
-    psi = tau / ia - (ic - ia) / (ia * ic * lam) * phase
-    return (sigma * aa * dn, -ab * sn, ac * cn), psi
+    phase = _precession_phase(n, beta, aa, j, s, c, kc2) - _precession_phase(n, beta, aa, j0, s0, c0, kc2)
+    psi = two_t * tau - (ic - ia) * aa / (ia * ic * lam) * phase
+    parity = select(j - 2.0 * np.floor(0.5 * j) == 0.0, 1.0, -1.0)
+    return (sigma * aa * dn, -ab * parity * s, ac * parity * c), psi
 
 
 @jitable
-def _separatrix_motion(inertia_abc, mu, sigma, amp, delta_a, lam_abs, tau):
+def _separatrix_motion(inertia_abc, mu, sigma, amp, delta_a, lam_abs, two_t, tau):
     """Unit momentum and ψ on the separatrix Δ_b = 0 (k = 1), in units G = 1.
 
     μ = (σ A_a sech u, −A_b tanh u, σ_c A_c sech u): μ_a and μ_c keep their signs σ, σ_c
@@ -209,7 +257,6 @@ def _separatrix_motion(inertia_abc, mu, sigma, amp, delta_a, lam_abs, tau):
     ac_safe = select(ac > 0.0, ac, 1.0)
     slope = ac_safe / (1.0 + aa)
     h = 2.0 * aa / ac_safe * (np.arctan(slope * np.tanh(0.5 * u)) - np.arctan(slope * np.tanh(0.5 * u0)))
-    two_t = mu[0] * mu[0] / ia + mu[1] * mu[1] / ib + mu[2] * mu[2] / ic
     psi = two_t * tau + delta_a / (ia * lam) * h
     sech_u = sech(u)
     return (sigma * aa * sech_u, -ab * np.tanh(u), sigma_c * ac * sech_u), psi
@@ -258,8 +305,9 @@ def _asymmetric_motion(q, m, inertia, t):
     lam = -sigma * np.sign(ic - ia) * lam_abs
     tau = g * t
     inertia_abc = (ia, ib, ic)
-    mu_gen, psi_gen = _generic_motion(inertia_abc, mu, sigma, amp, k2, kc2, lam, tau)
-    mu_sep, psi_sep = _separatrix_motion(inertia_abc, mu, sigma, amp, delta_a, lam_abs, tau)
+    two_t = sq[0] / ia + sq[1] / ib + sq[2] / ic
+    mu_gen, psi_gen = _generic_motion(inertia_abc, mu, sigma, amp, two_t, k2, kc2, lam, tau)
+    mu_sep, psi_sep = _separatrix_motion(inertia_abc, mu, sigma, amp, delta_a, lam_abs, two_t, tau)
     mu_t = _where3(separatrix, mu_sep, mu_gen)
     psi = select(separatrix, psi_sep, psi_gen)
     mu_t_body = vec.axpy(mu_t[0], f1, vec.axpy(mu_t[1], f2, vec.scale(mu_t[2], f3)))
@@ -288,7 +336,15 @@ def free_rotation(q, w, inertia, t):
         (q(t), ω(t)) as a 4-tuple and a 3-tuple. Symmetric bodies (two moments equal to
         SYMMETRY_RTOL), spheres and ω = 0 take the symmetric-top closed form; all other
         bodies the elliptic solution, on or off the separatrix.
+
+    The motion depends on the moments only through their ratios (I ω̇ = Iω × ω is
+    unchanged by I → sI), so they are first divided by a power of two near the largest
+    (:func:`_moment_scale`): exact in floating point, so the result is the same, bit for
+    bit, as for unscaled moments, and products such as I_a I_b I_c in λ or |m|² neither
+    overflow nor underflow for moments scaled by 1e±150 or beyond.
     """
+    scale = _moment_scale(inertia)
+    inertia = (inertia[0] / scale, inertia[1] / scale, inertia[2] / scale)
     m = vec.mul(inertia, w)
     symmetric, axis_index = _symmetry(inertia)
     use_symmetric = symmetric | (vec.dot(m, m) == 0.0)
@@ -392,5 +448,7 @@ def symmetric_top(
     moments = np.stack(np.broadcast_arrays(i_perp, i_perp, i_axial), axis=-1)
     moments = validate_moments(moments, "(i_perp, i_perp, i_axial)", triangle=check_triangle)
     (q, w, moments), times = _broadcast(_times(t), q0, omega0, moments)
+    scale = _moment_scale(moments)  # exact; see free_rotation
+    moments = (moments[0] / scale, moments[1] / scale, moments[2] / scale)
     q_t, m_t = _symmetric_motion(q, vec.mul(moments, w), (0.0, 0.0, 1.0), moments[0], moments[2], times)
     return _stack(q_t), _stack(vec.div(m_t, moments))

@@ -47,10 +47,16 @@ class TorqueExtrapolator:
 
         Raises:
             ValueError: if ``t`` is not one step ``dt`` after the previous value, or the
-                torque is not finite; the history is left as it was.
+                torque is not finite or not of the previous values' shape; the history is
+                left as it was.
         """
         t = validation.scalar(t, "t")
         value = validation.vectors(torque, "torque", 3)
+        if self._values and value.shape != self._values[-1].shape:
+            raise ValueError(
+                f"torque must have the shape of the values pushed before, {self._values[-1].shape}, "
+                f"got shape {value.shape}; call reset() to start a history of another shape"
+            )
         if self._times and not np.isclose(t - self._times[-1], self.dt, rtol=1e-9, atol=0.0):
             raise ValueError(
                 f"push at t = {t} is not one step dt = {self.dt} after t = {self._times[-1]}; "
@@ -63,7 +69,7 @@ class TorqueExtrapolator:
         """The extrapolated torque at time ``t`` (the attitude and rates are ignored)."""
         if not self._values:
             raise ValueError("TorqueExtrapolator has no torque yet: push() one first")
-        x = (t - self._times[-1]) / self.dt
+        x = (validation.scalar(t, "t") - self._times[-1]) / self.dt
         if len(self._values) == 1:
             return self._values[0]
         if len(self._values) == 2:

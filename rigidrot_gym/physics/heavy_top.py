@@ -22,6 +22,7 @@ import numpy as np
 
 from rigidrot_gym.physics import inertia as inertia_module
 from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics import validation
 from rigidrot_gym.physics.torques import PointForce
 
 STANDARD_GRAVITY = 9.80665  # m/s²
@@ -38,6 +39,28 @@ class HeavyTop:
     inertia: np.ndarray
     gravity: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, -STANDARD_GRAVITY]))
 
+    def __post_init__(self) -> None:
+        def frozen(a):
+            a = np.array(a)
+            a.setflags(write=False)
+            return a
+
+        mass = inertia_module.validate_mass(self.mass, "HeavyTop.mass")
+        if mass.ndim != 0:
+            raise ValueError(f"HeavyTop.mass must be a scalar, got shape {mass.shape}")
+        com = validation.vectors(self.center_of_mass, "HeavyTop.center_of_mass", 3)
+        gravity = validation.vectors(self.gravity, "HeavyTop.gravity", 3)
+        for name, value in (("center_of_mass", com), ("gravity", gravity)):
+            if value.shape != (3,):
+                raise ValueError(f"HeavyTop.{name} must have shape (3,), got shape {value.shape}")
+        tensor = inertia_module.validate_inertia(self.inertia, "HeavyTop.inertia")
+        if tensor.shape != (3, 3):
+            raise ValueError(f"HeavyTop.inertia must have shape (3, 3), got shape {tensor.shape}")
+        object.__setattr__(self, "mass", float(mass))
+        object.__setattr__(self, "center_of_mass", frozen(com))
+        object.__setattr__(self, "inertia", frozen(tensor))
+        object.__setattr__(self, "gravity", frozen(gravity))
+
     @classmethod
     def symmetric(
         cls, mass: float, i_transverse: float, i_axial: float, length: float, g: float = STANDARD_GRAVITY
@@ -45,14 +68,15 @@ class HeavyTop:
         """Symmetric top with axis body z: moments about the centre of mass
         (i_transverse, i_transverse, i_axial), centre of mass at distance ``length``
         from the pivot along z, gravity −g ẑ."""
-        com = np.array([0.0, 0.0, float(length)])
-        about_pivot = inertia_module.parallel_axis(np.diag([i_transverse, i_transverse, i_axial]), mass, com)
-        return cls(float(mass), com, about_pivot, np.array([0.0, 0.0, -float(g)]))
+        com = np.array([0.0, 0.0, validation.scalar(length, "length")])
+        moments = validation.floats([i_transverse, i_transverse, i_axial], "i_transverse, i_axial")
+        about_pivot = inertia_module.parallel_axis(np.diag(moments), mass, com)
+        return cls(mass, com, about_pivot, np.array([0.0, 0.0, -validation.scalar(g, "g")]))
 
     @property
     def weight(self) -> np.ndarray:
         """(3,) the force m g, N, world frame."""
-        return self.mass * np.asarray(self.gravity, dtype=float)
+        return self.mass * self.gravity
 
     @property
     def torque(self) -> PointForce:
@@ -66,7 +90,7 @@ class HeavyTop:
 
     def energy(self, q) -> np.ndarray:
         """(...) potential energy V(q) = −F · (q r q*), J, for (..., 4) attitudes."""
-        q = np.asarray(q, dtype=float)
+        q = validation.floats(q, "q")
         r = np.concatenate([[0.0], self.center_of_mass])
         f = np.concatenate([[0.0], self.weight])
         sandwich = quat.multiply(quat.multiply(q, r), quat.conjugate(q))
@@ -80,11 +104,14 @@ class HeavyTop:
 
     def total_energy(self, q, omega) -> np.ndarray:
         """(...) ½ ωᵀJω + V(q), J."""
-        omega = np.asarray(omega, dtype=float)
+        omega = validation.vectors(omega, "omega", 3)
         return 0.5 * np.einsum("...i,ij,...j->...", omega, self.inertia, omega) + self.energy(q)
 
     def vertical_momentum(self, q, omega) -> np.ndarray:
         """(...) angular momentum about the vertical through the pivot, ĝ · R(q) J ω."""
-        up = -np.asarray(self.gravity, dtype=float) / np.linalg.norm(self.gravity)
-        momentum = quat.rotate(quat.normalize(q), np.asarray(omega, dtype=float) @ self.inertia.T)
+        g = np.linalg.norm(self.gravity)
+        if g == 0.0:
+            raise ValueError("vertical_momentum needs a vertical: this top's gravity is zero")
+        momentum = quat.rotate(quat.normalize(q), validation.vectors(omega, "omega", 3) @ self.inertia.T)
+        up = -self.gravity / g
         return momentum @ up

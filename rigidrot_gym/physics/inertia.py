@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rigidrot_gym.physics import quaternion
+from rigidrot_gym.physics import quaternion, validation
 
 # Relative tolerances: asymmetry is measured against max|I|, a negative eigenvalue of a
 # singular part and a triangle-inequality deficit against the largest moment. 1e-9 is
@@ -52,7 +52,7 @@ def validate_mass(mass: ArrayLike, name: str = "mass") -> np.ndarray:
     Raises:
         ValueError: if some mass is NaN, ±inf, zero or negative.
     """
-    m = np.asarray(mass, dtype=np.float64)
+    m = validation.floats(mass, name)
     bad = ~np.isfinite(m) | (m <= 0.0)
     if np.any(bad):
         raise ValueError(f"{name} must be positive and finite, got {m[bad].ravel()[0]}")
@@ -67,7 +67,7 @@ def _positive_scalar(value: ArrayLike, name: str) -> float:
 
 
 def _positive_vector(value: ArrayLike, size: int, name: str) -> np.ndarray:
-    v = np.asarray(value, dtype=np.float64)
+    v = validation.floats(value, name)
     if v.shape != (size,):
         raise ValueError(f"{name} must have shape ({size},), got shape {v.shape}")
     if not np.all(np.isfinite(v) & (v > 0.0)):
@@ -76,7 +76,7 @@ def _positive_vector(value: ArrayLike, size: int, name: str) -> np.ndarray:
 
 
 def _finite_vectors(value: ArrayLike, name: str, shape: tuple[int, ...] | None = None) -> np.ndarray:
-    v = np.asarray(value, dtype=np.float64)
+    v = validation.floats(value, name)
     if v.ndim == 0 or v.shape[-1] != 3 or (shape is not None and v.shape != shape):
         want = shape if shape is not None else "(..., 3)"
         raise ValueError(f"{name} must have shape {want}, got shape {v.shape}")
@@ -139,7 +139,9 @@ def validate_inertia(
     Raises:
         ValueError: naming the first problem found and showing the offending tensor.
     """
-    t = np.asarray(inertia, dtype=np.float64)
+    triangle = validation.boolean(triangle, "triangle")
+    allow_singular = validation.boolean(allow_singular, "allow_singular")
+    t = validation.floats(inertia, name)
     if t.ndim < 2 or t.shape[-2:] != (3, 3):
         raise ValueError(f"{name} must have shape (..., 3, 3), got shape {t.shape}")
     bad = ~np.all(np.isfinite(t), axis=(-2, -1))
@@ -167,7 +169,8 @@ def validate_moments(moments: ArrayLike, name: str = "moments", *, triangle: boo
     Raises:
         ValueError: naming the problem and showing the offending moments.
     """
-    m = np.asarray(moments, dtype=np.float64)
+    triangle = validation.boolean(triangle, "triangle")
+    m = validation.floats(moments, name)
     if m.ndim == 0 or m.shape[-1] != 3:
         raise ValueError(f"{name} must have shape (..., 3), got shape {m.shape}")
     bad = ~np.all(np.isfinite(m), axis=-1)
@@ -217,7 +220,7 @@ def hollow_cylinder(mass: float, inner_radius: float, outer_radius: float, heigh
     m = _positive_scalar(mass, "mass")
     r_out = _positive_scalar(outer_radius, "outer_radius")
     h = _positive_scalar(height, "height")
-    r_in = np.asarray(inner_radius, dtype=np.float64)
+    r_in = validation.floats(inner_radius, "inner_radius")
     if r_in.ndim != 0 or not 0.0 <= r_in <= r_out:
         raise ValueError(f"inner_radius must be a scalar in [0, outer_radius = {r_out}], got {inner_radius}")
     return _cylinder(m, float(r_in) ** 2 + r_out**2, h)
@@ -299,10 +302,11 @@ class Part:
     orientation: np.ndarray = field(default_factory=quaternion.identity)
 
     def __post_init__(self) -> None:
-        if np.shape(self.inertia) != (3, 3):
-            raise ValueError(f"Part inertia must have shape (3, 3), got shape {np.shape(self.inertia)}")
-        inertia = validate_inertia(self.inertia, "Part inertia", allow_singular=True)
-        q = np.asarray(self.orientation, dtype=np.float64)
+        inertia = validation.floats(self.inertia, "Part inertia")
+        if inertia.shape != (3, 3):
+            raise ValueError(f"Part inertia must have shape (3, 3), got shape {inertia.shape}")
+        inertia = validate_inertia(inertia, "Part inertia", allow_singular=True)
+        q = validation.floats(self.orientation, "Part orientation")
         if q.shape != (4,) or not abs(quaternion.norm(q) - 1.0) <= _UNIT_QUATERNION_TOL:
             raise ValueError(f"Part orientation must be a unit quaternion of shape (4,), got {q.tolist()}")
         object.__setattr__(self, "mass", _positive_scalar(self.mass, "Part mass"))
@@ -333,11 +337,17 @@ def compose(parts: Iterable[Part]) -> MassProperties:
     I = Σ_i [A_i I_i A_iᵀ + m_i ((r_i·r_i) 1 − r_i ⊗ r_i)].
 
     Raises:
-        ValueError: if ``parts`` is empty.
+        ValueError: if ``parts`` is empty or holds something other than :class:`Part`.
     """
-    parts = list(parts)
+    try:
+        parts = list(parts)
+    except TypeError:
+        raise ValueError(f"parts must be an iterable of Part, got {validation.show(parts)}") from None
     if not parts:
         raise ValueError("compose needs at least one part, got none")
+    for i, part in enumerate(parts):
+        if not isinstance(part, Part):
+            raise ValueError(f"parts[{i}] must be a Part, got {validation.show(part)}")
     masses = np.array([p.mass for p in parts])
     positions = np.stack([p.position for p in parts])
     rotations = quaternion.to_matrix(np.stack([p.orientation for p in parts]))
@@ -366,7 +376,9 @@ def parallel_axis(inertia_com: ArrayLike, mass: ArrayLike, offset: ArrayLike) ->
     """
     inertia_com = validate_inertia(inertia_com, "inertia_com", allow_singular=True)
     d = _finite_vectors(offset, "offset")
-    return inertia_com + _point_mass_tensor(validate_mass(mass), d)
+    m = validate_mass(mass)
+    validation.batch_shape(inertia_com=inertia_com.shape[:-2], mass=m.shape, offset=d.shape[:-1])
+    return inertia_com + _point_mass_tensor(m, d)
 
 
 def to_center_of_mass(inertia_about_point: ArrayLike, mass: ArrayLike, com_offset: ArrayLike) -> np.ndarray:
@@ -389,7 +401,9 @@ def to_center_of_mass(inertia_about_point: ArrayLike, mass: ArrayLike, com_offse
     """
     inertia_p = validate_inertia(inertia_about_point, "inertia_about_point", allow_singular=True)
     c = _finite_vectors(com_offset, "com_offset")
-    inertia_c = inertia_p - _point_mass_tensor(validate_mass(mass), c)
+    m = validate_mass(mass)
+    validation.batch_shape(inertia_about_point=inertia_p.shape[:-2], mass=m.shape, com_offset=c.shape[:-1])
+    inertia_c = inertia_p - _point_mass_tensor(m, c)
     return validate_inertia(inertia_c, "inertia about the centre of mass", allow_singular=True)
 
 
@@ -435,7 +449,7 @@ def principal_frame(
     Raises:
         ValueError: for a shape that is neither, or an unphysical inertia.
     """
-    a = np.asarray(inertia, dtype=np.float64)
+    a = validation.floats(inertia, "inertia")
     if a.ndim >= 2 and a.shape[-2:] == (3, 3):
         moments, rotation = principal_axes(a, triangle=triangle)
         return moments, rotation, a

@@ -15,7 +15,16 @@ import numpy as np
 
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.nystrom import nystrom_step
-from rigidrot_gym.physics.validation import count, scalar, vectors
+from rigidrot_gym.physics.validation import (
+    batch_shape,
+    broadcasts_to,
+    count,
+    end_time,
+    floats,
+    scalar,
+    show,
+    vectors,
+)
 
 
 @dataclass(frozen=True)
@@ -35,9 +44,12 @@ class LinearTrajectory:
 
 def _acceleration(t, p, v, args):
     force, mass, shape = args
-    f = np.asarray(force(t, np.stack(p, -1).reshape(shape), np.stack(v, -1).reshape(shape)), float)
-    if f.shape[-1:] != (3,) or not np.all(np.isfinite(f)):
-        raise ValueError(f"force(t={t}, p, v) must return finite (..., 3) values, got {f.tolist()}")
+    what = f"force(t={t}, p, v)"
+    f = floats(force(t, np.stack(p, -1).reshape(shape), np.stack(v, -1).reshape(shape)), what)
+    if f.shape[-1:] != (3,) or not np.all(np.isfinite(f)) or not broadcasts_to(f.shape, shape):
+        raise ValueError(
+            f"{what} must return finite values of a shape broadcasting to {shape}, got {show(f.tolist())}"
+        )
     a = np.broadcast_to(f / mass[..., None], shape).reshape(-1, 3)
     return (a[:, 0], a[:, 1], a[:, 2])
 
@@ -57,12 +69,13 @@ def propagate_linear(p0, v0, mass, dt: float, steps: int, force=None, t0: float 
         LinearTrajectory with (steps + 1, ..., 3) positions and velocities.
     """
     p0, v0 = vectors(p0, "p0", 3), vectors(v0, "v0", 3)
-    mass = np.asarray(mass, dtype=np.float64)
+    mass = floats(mass, "mass")
     if np.any(~np.isfinite(mass) | (mass <= 0)):
         raise ValueError(f"mass must be positive and finite, got {mass.tolist()}")
     dt, t0 = scalar(dt, "dt", positive=True), scalar(t0, "t0")
     steps = count(steps, "steps", minimum=0)
-    shape = np.broadcast_shapes(p0.shape, v0.shape, mass.shape + (3,))
+    end_time(t0, dt, steps)
+    shape = (*batch_shape(p0=p0.shape[:-1], v0=v0.shape[:-1], mass=mass.shape), 3)
     function = _as_force(force, shape)
     mass = np.broadcast_to(mass, shape[:-1])
     p = tuple(np.broadcast_to(p0, shape).reshape(-1, 3).T)

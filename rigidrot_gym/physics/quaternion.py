@@ -18,12 +18,22 @@ The module has two layers. The public functions take and return numpy arrays. Th
 thin wrappers around component-wise primitives (names starting with ``q``) that take
 tuples ``(w, x, y, z)`` of floats or arrays and run both in numpy and inside the
 compiled integrator kernels (see :mod:`rigidrot_gym.physics.jit`).
+
+The public functions take arrays of real numbers: strings, complex numbers, booleans and
+other objects raise a ``ValueError`` naming the argument. Those that build an attitude
+from parameters (:func:`exp`, :func:`from_rotvec`, :func:`from_euler321`,
+:func:`from_matrix`, :func:`normalize`) refuse NaN and ±inf; the algebra on quaternions
+already in hand (:func:`multiply`, :func:`rotate`, ...) is IEEE arithmetic like numpy's,
+NaN in, NaN out, so that it costs no check in the integrators' hot paths.
 """
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
+from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, select
 
@@ -205,10 +215,29 @@ def qfrom_matrix(m):
 
 
 def _as_array(a, size: int, what: str) -> np.ndarray:
-    arr = np.asarray(a, dtype=np.float64)
+    arr = validation.floats(a, what)
     if arr.ndim == 0 or arr.shape[-1] != size:
         raise ValueError(f"{what} must have shape (..., {size}), got shape {arr.shape}")
     return arr
+
+
+def _finite(a, size: int, what: str) -> np.ndarray:
+    """As :func:`_as_array`, for the functions that build attitudes from parameters: these
+    refuse NaN and ±inf rather than return a NaN quaternion."""
+    arr = _as_array(a, size, what)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{what} must be finite, got {validation.show(arr.tolist())}")
+    return arr
+
+
+def _shape(shape, what: str = "shape") -> tuple[int, ...]:
+    """``shape`` as a tuple of non-negative ints (an int n means (n,))."""
+    dims = (shape,) if isinstance(shape, numbers.Integral) else shape
+    try:
+        return tuple(validation.count(d, f"{what} entries", 0) for d in dims)
+    except TypeError:
+        shown = validation.show(shape)
+        raise ValueError(f"{what} must be a tuple of non-negative integers, got {shown}") from None
 
 
 def _split(a: np.ndarray) -> tuple:
@@ -221,7 +250,7 @@ def _stack(components) -> np.ndarray:
 
 def identity(shape: tuple[int, ...] = ()) -> np.ndarray:
     """Identity attitudes ``[1, 0, 0, 0]`` of shape ``shape + (4,)``."""
-    q = np.zeros(tuple(shape) + (4,))
+    q = np.zeros((*_shape(shape), 4))
     q[..., 0] = 1.0
     return q
 
@@ -300,7 +329,7 @@ def exp(v) -> np.ndarray:
     Returns:
         (..., 4) array: unit quaternions.
     """
-    return _stack(qexp(_split(_as_array(v, 3, "v"))))
+    return _stack(qexp(_split(_finite(v, 3, "v"))))
 
 
 def log(q) -> np.ndarray:
@@ -310,7 +339,7 @@ def log(q) -> np.ndarray:
 
 def from_rotvec(rotvec) -> np.ndarray:
     """Attitude of the rotation vector θ n ((..., 3), angle θ in rad about unit axis n)."""
-    return exp(0.5 * _as_array(rotvec, 3, "rotvec"))
+    return exp(0.5 * _finite(rotvec, 3, "rotvec"))
 
 
 def as_rotvec(q) -> np.ndarray:
@@ -338,7 +367,7 @@ def from_matrix(matrix) -> np.ndarray:
         ValueError: if the shape is wrong or the matrix is not a rotation (R Rᵀ = 1 and
             det R = +1 to 1e-6).
     """
-    m = np.asarray(matrix, dtype=np.float64)
+    m = validation.floats(matrix, "matrix")
     if m.ndim < 2 or m.shape[-2:] != (3, 3):
         raise ValueError(f"matrix must have shape (..., 3, 3), got shape {m.shape}")
     if not np.all(np.isfinite(m)):
@@ -366,7 +395,7 @@ def from_euler321(angles) -> np.ndarray:
     Returns:
         (..., 4) array: unit attitudes.
     """
-    a = 0.5 * _as_array(angles, 3, "angles")
+    a = 0.5 * _finite(angles, 3, "angles")
     cy, sy = np.cos(a[..., 0]), np.sin(a[..., 0])
     cp, sp = np.cos(a[..., 1]), np.sin(a[..., 1])
     cr, sr = np.cos(a[..., 2]), np.sin(a[..., 2])
@@ -445,5 +474,7 @@ def random(rng: np.random.Generator, shape: tuple[int, ...] = ()) -> np.ndarray:
     A normalised 4-D standard normal vector is uniform on the unit sphere S³, and the
     double cover S³ → SO(3) carries that to the Haar measure.
     """
-    g = rng.standard_normal(tuple(shape) + (4,))
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator, got {validation.show(rng)}")
+    g = rng.standard_normal((*_shape(shape), 4))
     return g / np.linalg.norm(g, axis=-1, keepdims=True)

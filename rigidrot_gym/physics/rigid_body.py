@@ -43,9 +43,10 @@ def _axpy7(s, a, b):
 
 
 def _check(value, what: str, shape) -> np.ndarray:
-    a = np.asarray(value, dtype=np.float64)
-    if a.shape[-1:] != (3,) or not np.all(np.isfinite(a)):
-        raise ValueError(f"{what} must return finite (..., 3) values, got {a.tolist()}")
+    a = validation.floats(value, what)
+    if a.shape[-1:] != (3,) or not np.all(np.isfinite(a)) or not validation.broadcasts_to(a.shape, shape):
+        shown = validation.show(a.tolist())
+        raise ValueError(f"{what} must return finite values of a shape broadcasting to {shape}, got {shown}")
     return np.broadcast_to(a, shape)
 
 
@@ -77,14 +78,24 @@ def propagate_rigid_body(
     p0, v0 = validation.vectors(p0, "p0", 3), validation.vectors(v0, "v0", 3)
     q0 = validation.unit_quaternions(q0, "q0")
     omega0 = validation.vectors(omega0, "omega0", 3)
-    mass = np.asarray(mass, dtype=np.float64)
+    mass = validation.floats(mass, "mass")
     if np.any(~np.isfinite(mass) | (mass <= 0)):
         raise ValueError(f"mass must be positive and finite, got {mass.tolist()}")
     moments, principal, _ = principal_frame(inertia)
     dt, t0 = validation.scalar(dt, "dt", positive=True), validation.scalar(t0, "t0")
     steps = validation.count(steps, "steps", minimum=0)
-    batch = np.broadcast_shapes(p0.shape[:-1], v0.shape[:-1], q0.shape[:-1], omega0.shape[:-1], mass.shape)
-    batch = np.broadcast_shapes(batch, moments.shape[:-1])
+    validation.end_time(t0, dt, steps)
+    for name, f in (("force", force), ("torque", torque)):
+        if f is not None and not callable(f):
+            raise ValueError(f"{name} must be None or a callable, got {validation.show(f)}")
+    batch = validation.batch_shape(
+        p0=p0.shape[:-1],
+        v0=v0.shape[:-1],
+        q0=q0.shape[:-1],
+        omega0=omega0.shape[:-1],
+        mass=mass.shape,
+        inertia=moments.shape[:-1],
+    )
     vec3, n = (*batch, 3), int(np.prod(batch, dtype=np.int64))
     mass = np.broadcast_to(mass, batch)[..., None]
     moments = tuple(np.broadcast_to(moments, vec3).reshape(n, 3).T)

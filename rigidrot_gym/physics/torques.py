@@ -38,6 +38,7 @@ from typing import Protocol
 import numpy as np
 
 from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import any_true, inlined, jitable
 from rigidrot_gym.physics.quaternion import qnormalize, qrotate_inv
@@ -147,11 +148,21 @@ def model_potential(q, p):
     return zero, (zero, zero, zero, zero)
 
 
+def _field(term, name: str, value) -> None:
+    """Set a frozen term's field to ``value`` as a finite (..., 3) float array, read-only."""
+    a = np.array(validation.vectors(value, f"{type(term).__name__}.{name}", 3))
+    a.setflags(write=False)
+    object.__setattr__(term, name, a)
+
+
 @dataclass(frozen=True)
 class BodyTorque:
     """A constant torque ((..., 3), N·m) in the body frame."""
 
     torque: np.ndarray
+
+    def __post_init__(self) -> None:
+        _field(self, "torque", self.torque)
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,9 @@ class WorldTorque:
     """A constant torque ((..., 3), N·m) in the world frame."""
 
     torque: np.ndarray
+
+    def __post_init__(self) -> None:
+        _field(self, "torque", self.torque)
 
 
 @dataclass(frozen=True)
@@ -170,15 +184,26 @@ class WheelMomentum:
     momentum: np.ndarray
     rate: np.ndarray
 
+    def __post_init__(self) -> None:
+        _field(self, "momentum", self.momentum)
+        _field(self, "rate", self.rate)
+
 
 @dataclass(frozen=True)
 class GravityGradient:
     """The gravity-gradient torque 3n² r̂ × (I r̂) of a circular orbit with mean motion
-    ``mean_motion`` n (rad/s) and normal world z; ``phase`` (rad) places the body on the
-    orbit at t = 0 (r̂ = (cos φ, sin φ, 0) in the world frame)."""
+    ``mean_motion`` n (rad/s, positive) and normal world z; ``phase`` (rad) places the body
+    on the orbit at t = 0 (r̂ = (cos φ, sin φ, 0) in the world frame)."""
 
     mean_motion: float
     phase: float = 0.0
+
+    def __post_init__(self) -> None:
+        n = validation.scalar(self.mean_motion, "GravityGradient.mean_motion", positive=True)
+        if not np.isfinite(3.0 * n * n):
+            raise ValueError(f"GravityGradient.mean_motion must have a finite 3n², got {n!r}")
+        object.__setattr__(self, "mean_motion", n)
+        object.__setattr__(self, "phase", validation.scalar(self.phase, "GravityGradient.phase"))
 
 
 @dataclass(frozen=True)
@@ -188,6 +213,10 @@ class PointForce:
 
     force: np.ndarray
     point: np.ndarray
+
+    def __post_init__(self) -> None:
+        _field(self, "force", self.force)
+        _field(self, "point", self.point)
 
 
 TERMS = (BodyTorque, WorldTorque, PointForce, WheelMomentum, GravityGradient)
@@ -249,15 +278,18 @@ def resolve(
         split_potential: the method takes the potential separately (else its torque is
             added to the torque).
     """
-    if frame not in FRAMES:
-        raise ValueError(f"torque_frame must be one of {FRAMES}, got {frame!r}")
+    validation.one_of(frame, "torque_frame", FRAMES)
+    methods = ("energy", "gradient")
+    if potential is not None and not all(callable(getattr(potential, f, None)) for f in methods):
+        shown = validation.show(potential)
+        raise ValueError(f"potential must have methods energy(q) and gradient(q) (a Potential), got {shown}")
     n = int(np.prod(batch_shape, dtype=np.int64))
     params = np.zeros((n, SIZE))
     if callable(torque):
         function = torque
     else:
         function = None
-        for term in _terms(torque, frame):
+        for term in _terms(torque, frame, batch_shape):
             _pack(term, params, batch_shape, principal, moments)
     if function is None and potential is None:
         return Loads(params)
@@ -271,24 +303,30 @@ def resolve(
     )
 
 
-def _terms(torque, frame: str) -> list:
+def _terms(torque, frame: str, batch_shape: tuple[int, ...]) -> list:
     if torque is None:
         return []
     if isinstance(torque, TERMS):
         return [torque]
-    if isinstance(torque, list | tuple) and torque and all(isinstance(t, TERMS) for t in torque):
+    if isinstance(torque, list | tuple) and any(isinstance(t, TERMS) for t in torque):
+        if not all(isinstance(t, TERMS) for t in torque):
+            names = ", ".join(t.__name__ for t in TERMS)
+            shown = validation.show(torque)
+            raise ValueError(f"a torque list must hold only torque terms ({names}), got {shown}")
         return list(torque)
+    # Checked here, under the argument's own name rather than the term's field.
+    torque = _vectors(torque, "torque", batch_shape)
     return [WorldTorque(torque) if frame == "world" else BodyTorque(torque)]
 
 
 def _vectors(value, what: str, batch_shape: tuple[int, ...]) -> np.ndarray:
     """``value`` broadcast to ``batch_shape + (3,)``; ``what`` names it in the errors."""
-    a = np.asarray(value, dtype=np.float64)
+    a = validation.floats(value, what)
     target = (*batch_shape, 3)
-    if a.ndim == 0 or a.shape[-1] != 3 or not _broadcasts(a.shape, target):
+    if a.ndim == 0 or a.shape[-1] != 3 or not validation.broadcasts_to(a.shape, target):
         raise ValueError(f"{what} must broadcast to shape {target}, got shape {a.shape}")
     if not np.all(np.isfinite(a)):
-        raise ValueError(f"{what} must be finite, got {a.tolist()}")
+        raise ValueError(f"{what} must be finite, got {validation.show(a.tolist())}")
     return np.broadcast_to(a, target)
 
 
@@ -309,8 +347,6 @@ def _pack(term, params: np.ndarray, batch_shape: tuple[int, ...], principal, mom
         params[:, WHEEL_H : WHEEL_H + 3] += h.reshape(n, 3)
         params[:, WHEEL_HDOT : WHEEL_HDOT + 3] += rate.reshape(n, 3)
     elif isinstance(term, GravityGradient):
-        if not np.isfinite(term.mean_motion) or term.mean_motion <= 0 or not np.isfinite(term.phase):
-            raise ValueError(f"GravityGradient needs a positive mean motion and a finite phase, got {term}")
         params[:, GG_RATE] = 3.0 * term.mean_motion**2
         params[:, GG_MOTION] = term.mean_motion
         params[:, GG_PHASE] = term.phase
@@ -362,9 +398,12 @@ def _python_potential(potential, batch_shape, principal, split_potential) -> Cal
     def split(q, p):
         q_p = np.stack(q, axis=-1).reshape((*batch_shape, 4))
         q_user, _ = _to_user(q_p, None, principal)
-        energy = np.asarray(potential.energy(q_user), dtype=np.float64)
+        energy = validation.floats(potential.energy(q_user), "potential.energy(q)")
+        if not validation.broadcasts_to(energy.shape, batch_shape):
+            raise ValueError(f"potential.energy(q) must return shape {batch_shape}, got shape {energy.shape}")
         if not np.all(np.isfinite(energy)):
-            raise ValueError(f"potential.energy(q) returned non-finite values: {energy.tolist()}")
+            shown = validation.show(energy.tolist())
+            raise ValueError(f"potential.energy(q) returned non-finite values: {shown}")
         gradient = _principal_gradient(potential, q_p, principal, batch_shape).reshape(n, 4)
         return np.broadcast_to(energy, batch_shape).reshape(n), tuple(gradient.T)
 
@@ -381,18 +420,11 @@ def _to_user(q_p, w_p, principal):
 def _principal_gradient(potential, q_p, principal, batch_shape):
     """∂V/∂q_p for q_user = q_p ⊗ c, c = principal*: ∂V/∂q_p = (∂V/∂q_user) ⊗ c*."""
     q_user, _ = _to_user(q_p, None, principal)
-    g = np.asarray(potential.gradient(q_user), dtype=np.float64)
+    g = validation.floats(potential.gradient(q_user), "potential.gradient(q)")
     target = (*batch_shape, 4)
-    if g.ndim == 0 or g.shape[-1] != 4 or not _broadcasts(g.shape, target):
+    if g.ndim == 0 or g.shape[-1] != 4 or not validation.broadcasts_to(g.shape, target):
         raise ValueError(f"potential.gradient(q) must return shape {target}, got shape {g.shape}")
     if not np.all(np.isfinite(g)):
-        raise ValueError(f"potential.gradient(q) returned non-finite values: {g.tolist()}")
+        raise ValueError(f"potential.gradient(q) returned non-finite values: {validation.show(g.tolist())}")
     g = np.broadcast_to(g, target)
     return g if principal is None else quat.multiply(g, principal)
-
-
-def _broadcasts(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
-    try:
-        return np.broadcast_shapes(shape, target) == target
-    except ValueError:
-        return False

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
 import weakref
 from typing import Any
 
@@ -28,9 +29,9 @@ from numpy.typing import ArrayLike
 
 from rigidrot_gym.physics import quaternion
 from rigidrot_gym.physics.inertia import principal_frame
-from rigidrot_gym.physics.validation import count
 from rigidrot_gym.render.frames import rgb
 from rigidrot_gym.render.geometry import ellipsoid_semi_axes
+from rigidrot_gym.render.options import pixels, real
 from rigidrot_gym.render.scene import Scene
 
 RENDER_MODES = ("rgb_array", "human")
@@ -78,16 +79,6 @@ def _checked_attitude(value: ArrayLike, name: str) -> np.ndarray:
     return quaternion.normalize(q)
 
 
-def _checked_float(value: Any, name: str, positive: bool = False) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
-    if not np.isfinite(x) or (positive and x <= 0.0):
-        raise ValueError(f"{name} must be a finite{' positive' if positive else ''} number, got {value!r}")
-    return x
-
-
 def _display_available() -> bool:
     """Whether a GUI window can open; only Linux is checked (macOS and Windows always have one)."""
     if not sys.platform.startswith("linux"):
@@ -104,8 +95,8 @@ class BodyRenderer:
 
     Copies: ``copy.copy``, ``copy.deepcopy`` and pickling all build a *new* renderer with
     the same parameters and its own client (so a copy can never disconnect the original's,
-    and a renderer can be sent to another process); a ``"human"`` renderer cannot be copied
-    (PyBullet allows one GUI client per process) and raises ``TypeError``.
+    and a renderer can be sent to another process); a renderer with a GUI window cannot be
+    copied (PyBullet allows one GUI client per process) and raises ``TypeError``.
 
     Args:
         inertia: (3,) principal moments or a (3, 3) body-frame tensor (kg·m²); only the
@@ -116,17 +107,19 @@ class BodyRenderer:
         camera_yaw, camera_pitch: degrees, PyBullet's convention with z up: yaw = pitch = 0
             puts the camera on the −y axis looking along +y (x to the right, z up); yaw
             turns it about +z, a negative pitch raises it above the x-y plane.
-        mode: ``"rgb_array"`` or ``"human"`` (a PyBullet GUI window, which needs a display;
-            :meth:`render` still returns the frame). Only an unset DISPLAY/WAYLAND_DISPLAY
-            can be caught here: PyBullet ends the whole process (exit status 1, "cannot
-            connect to X server") when DISPLAY names a server that is not there.
+        mode: ``"rgb_array"`` or ``"human"`` (a PyBullet GUI window; :meth:`render` still
+            returns the frame). Without a display (no DISPLAY or WAYLAND_DISPLAY on
+            Linux) ``"human"`` warns once and draws off-screen, like ``"rgb_array"``
+            (:attr:`gui` is then False). Only an unset variable can be caught: PyBullet
+            ends the whole process (exit status 1, "cannot connect to X server") when
+            DISPLAY names a server that is not there.
         check_triangle: reject principal moments violating I1 + I2 ≥ I3 (as
             :func:`rigidrot_gym.physics.propagate` does); see :func:`ellipsoid_semi_axes`.
 
     Raises:
         ValueError: for invalid arguments.
         gymnasium.error.DependencyNotInstalled: if pybullet is not installed.
-        RuntimeError: for ``"human"`` without a display, or if PyBullet cannot connect.
+        RuntimeError: if PyBullet cannot connect.
     """
 
     def __init__(
@@ -146,64 +139,73 @@ class BodyRenderer:
         self._client = -1
         if mode not in RENDER_MODES:
             raise ValueError(f"mode must be one of {RENDER_MODES}, got {mode!r}")
+        self.check_triangle = bool(check_triangle)
+        self._set_inertia(inertia)
+        self.width = pixels(width, "width")
+        self.height = pixels(height, "height")
+        self.camera_distance = real(camera_distance, "camera_distance", positive=True)
+        self.camera_yaw = real(camera_yaw, "camera_yaw")
+        self.camera_pitch = real(camera_pitch, "camera_pitch")
+        self.mode = mode
+
+        p, pybullet_data = _import_pybullet()
+        self._p = p
+        self.gui = mode == "human" and _display_available()
+        if mode == "human" and not self.gui:
+            warnings.warn(
+                'render_mode="human" needs a display for its PyBullet GUI window, but neither DISPLAY '
+                'nor WAYLAND_DISPLAY is set: drawing off-screen instead (frames as in "rgb_array")',
+                UserWarning,
+                stacklevel=2,
+            )
+        client = p.connect(p.GUI if self.gui else p.DIRECT)
+        if client < 0:
+            raise RuntimeError(
+                f"PyBullet could not connect a {'GUI' if self.gui else 'DIRECT'} client"
+                + (" (only one GUI client per process is allowed)" if self.gui else "")
+            )
+        self._client = client
+        # Holds the module and the id, not self, so it can run when self is collected.
+        self._finalizer = weakref.finalize(self, _disconnect, p, client)
+        self._mesh = os.path.join(pybullet_data.getDataPath(), _MESH)
+        try:
+            self._set_camera(p)
+            self._build_scene()
+        except BaseException:
+            self.close()
+            raise
+
+    def _build_scene(self) -> None:
+        # Hidden objects go 1000 far planes above the scene: beyond the far plane or
+        # outside the field of view for every camera pose.
+        self._scene = Scene(
+            self._p,
+            self._client,
+            self.semi_axes,
+            self.principal_rotation,
+            self._mesh,
+            hide_height=1e3 * self._far,
+        )
+
+    def _set_inertia(self, inertia: ArrayLike) -> None:
+        """Check ``inertia`` and derive what is drawn from it: the ellipsoid's semi-axes
+        along the principal axes, and the rotation from principal axes to body frame that
+        poses it inside the body frame (identity for moments)."""
         inertia_array = np.array(inertia, dtype=np.float64)
         if inertia_array.shape not in ((3,), (3, 3)):
             raise ValueError(
                 f"inertia must be (3,) principal moments or a (3, 3) tensor, got shape {inertia_array.shape}"
             )
-        moments, rotation, tensor = principal_frame(inertia_array, triangle=check_triangle)
-        self.width = count(width, "width", minimum=1)
-        self.height = count(height, "height", minimum=1)
-        self.camera_distance = _checked_float(camera_distance, "camera_distance", positive=True)
-        self.camera_yaw = _checked_float(camera_yaw, "camera_yaw")
-        self.camera_pitch = _checked_float(camera_pitch, "camera_pitch")
-        self.mode = mode
-        self.check_triangle = bool(check_triangle)
-        inertia_array.setflags(write=False)
-        self.inertia = inertia_array
-        self._tensor = tensor
-        # Semi-axes along the principal axes, and the rotation from principal axes to body
-        # frame that poses the ellipsoid inside the body frame (identity for moments).
-        self.semi_axes = ellipsoid_semi_axes(moments, check_triangle=check_triangle)
-        self.principal_rotation = quaternion.identity() if rotation is None else rotation
-        self.semi_axes.setflags(write=False)
-        self.principal_rotation.setflags(write=False)
-
-        p, pybullet_data = _import_pybullet()
-        self._p = p
-        if mode == "human" and not _display_available():
-            raise RuntimeError(
-                'render_mode="human" opens a PyBullet GUI window and needs a display, but neither '
-                'DISPLAY nor WAYLAND_DISPLAY is set; use render_mode="rgb_array" to get frames '
-                "without one"
-            )
-        client = p.connect(p.GUI if mode == "human" else p.DIRECT)
-        if client < 0:
-            raise RuntimeError(
-                f"PyBullet could not connect a {'GUI' if mode == 'human' else 'DIRECT'} client"
-                + (" (only one GUI client per process is allowed)" if mode == "human" else "")
-            )
-        self._client = client
-        # Holds the module and the id, not self, so it can run when self is collected.
-        self._finalizer = weakref.finalize(self, _disconnect, p, client)
-        try:
-            self._set_camera(p)
-            # Hidden objects go 1000 far planes above the scene: beyond the far plane or
-            # outside the field of view for every camera pose.
-            self._scene = Scene(
-                p,
-                client,
-                self.semi_axes,
-                self.principal_rotation,
-                os.path.join(pybullet_data.getDataPath(), _MESH),
-                hide_height=1e3 * self._far,
-            )
-        except BaseException:
-            self.close()
-            raise
+        moments, rotation, tensor = principal_frame(inertia_array, triangle=self.check_triangle)
+        semi_axes = ellipsoid_semi_axes(moments, check_triangle=self.check_triangle)
+        principal_rotation = quaternion.identity() if rotation is None else rotation
+        for a in (inertia_array, semi_axes, principal_rotation):
+            a.setflags(write=False)
+        self.inertia, self._tensor = inertia_array, tensor
+        self.semi_axes, self.principal_rotation = semi_axes, principal_rotation
 
     def _set_camera(self, p: Any) -> None:
-        if self.mode == "human":
+        if self.gui:
             p.configureDebugVisualizer(p.COV_ENABLE_GUI, 0, physicsClientId=self._client)
             p.resetDebugVisualizerCamera(
                 self.camera_distance,
@@ -231,7 +233,11 @@ class BodyRenderer:
         return self.client_id < 0
 
     def render(
-        self, q: ArrayLike, omega: ArrayLike | None = None, target: ArrayLike | None = None
+        self,
+        q: ArrayLike,
+        omega: ArrayLike | None = None,
+        target: ArrayLike | None = None,
+        inertia: ArrayLike | None = None,
     ) -> np.ndarray:
         """One RGB frame of the body at attitude ``q``.
 
@@ -240,6 +246,9 @@ class BodyRenderer:
             omega: (3,) body-frame angular velocity (rad/s); draws the directions of ω and
                 of L = R(q) J ω in the world frame. Not drawn if None or |ω| ≤ 1e-9.
             target: (4,) target attitude, scalar-first; its axes are drawn faint.
+            inertia: (3,) principal moments or (3, 3) tensor (kg·m²) to draw from now on
+                (a body whose inertia changed, e.g. by domain randomisation); ``None``
+                keeps the current one.
 
         Returns:
             (height, width, 3) contiguous uint8 array.
@@ -253,6 +262,12 @@ class BodyRenderer:
         target = None if target is None else _checked_attitude(target, "target")
         if self.closed:
             raise RuntimeError("render() called on a closed BodyRenderer")
+        if inertia is not None and not np.array_equal(np.asarray(inertia, dtype=np.float64), self.inertia):
+            self._set_inertia(inertia)
+            # PyBullet cannot rescale a shape, and a removed body leaves its visual shapes
+            # behind (≈3 kB each): start the client's scene afresh (≈10 ms).
+            self._p.resetSimulation(physicsClientId=self._client)
+            self._build_scene()
 
         drawn = omega is not None and np.linalg.norm(omega) > _ZERO_OMEGA
         self._scene.pose(
@@ -289,7 +304,7 @@ class BodyRenderer:
         # copy, deepcopy and pickle all go through here: rebuilding from the parameters gives
         # the copy its own client. Copying __dict__ instead would share the client id, and the
         # copy's close() or finaliser would disconnect the original.
-        if self.mode == "human":
+        if self.gui:
             raise TypeError(
                 "a human-mode BodyRenderer cannot be copied or pickled: PyBullet allows one GUI "
                 "client per process"

@@ -5,7 +5,8 @@
    step; the table reports the attitude error against the exact Jacobi-elliptic solution
    after several flips, the drift of the kinetic energy and of the world angular
    momentum, and the wall time. The plot shows ω(t) per method and the energy drift.
-2. A short GIF of the tumbling body, drawn by PyBullet (needs the ``[render]`` extra).
+2. A short GIF of the tumbling body, drawn by PyBullet (needs the ``[render]`` extra;
+   without it the demo runs the rest and says in one line what the extra would add).
 3. One episode of the default environment (``RigidRot/Reorient-v0``) under a quaternion
    feedback controller (rate damping plus attitude feedback), printing how the pointing
    error falls.
@@ -25,6 +26,7 @@ from rigidrot_gym.physics import integrators
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.exact import torque_free
 from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.tools.plot_style import floor_note, floored, method_styles
 from rigidrot_gym.tools.report import markdown_table
 
 # The built-in tumbler: principal moments (kg·m²), spin mostly about the intermediate
@@ -35,6 +37,30 @@ Q0 = quat.identity()
 DT = 0.01
 DURATION = 30.0
 DEFAULT_ENV = "RigidRot/Reorient-v0"
+RENDER_HINT = (
+    "without the [render] extra: no PyBullet rows and no animation; "
+    'pip install "rigidrot-gym[render]" adds them'
+)
+# The arrows of the animation, as BodyRenderer draws them.
+ARROWS = (
+    ("body x", "red"),
+    ("body y", "green"),
+    ("body z", "blue"),
+    ("L", "magenta"),
+    ("ω", "orange"),
+)
+
+
+def body() -> str:
+    """The tumbler's inertia and initial body rates, in words."""
+    moments = ", ".join(f"{m:g}" for m in INERTIA)
+    rates = ", ".join(f"{w:g}" for w in OMEGA0)
+    return f"I = ({moments}) kg·m², ω0 = ({rates}) rad/s"
+
+
+def describe(dt: float = DT, duration: float = DURATION) -> str:
+    """The tumbler in words, for titles: body, ω0, dt and duration."""
+    return f"intermediate-axis tumbler: {body()}, dt = {dt:g} s, {duration:g} s"
 
 
 @dataclass(frozen=True)
@@ -60,7 +86,7 @@ def compare_methods(
         try:
             propagate(q0, omega0, inertia, dt, 1, method=name)  # compile (or load) the kernel first
         except DependencyNotInstalled:
-            continue  # pybullet without the [render] extra
+            continue  # an engine whose extra is not installed
 
         start = time.perf_counter()
         traj = propagate(q0, omega0, inertia, dt, steps, method=name)
@@ -109,30 +135,65 @@ def format_table(rows: list[Row]) -> str:
 
 
 def plot(runs: dict, path: Path) -> None:
-    """ω(t) per method (rows) and the relative energy drift (last row), as a PNG."""
+    """ω(t) of each method over the exact solution (one panel per method), and the
+    relative energy drift of every method (bottom panel), as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
     names = [n for n in runs if n != "exact"]
     t_ref, w_ref = runs["exact"]
-    fig, axes = plt.subplots(len(names) + 1, 1, figsize=(9, 2.0 * (len(names) + 1)), sharex=True)
-    for ax, name in zip(axes, names, strict=False):
-        traj = runs[name]
+    columns = 3
+    rows = -(-len(names) // columns)
+    fig = plt.figure(figsize=(13, 2.1 * rows + 4.6))
+    grid = fig.add_gridspec(rows + 2, columns, height_ratios=[1.0] * rows + [0.1, 1.6])
+    for k, name in enumerate(names):
+        ax = fig.add_subplot(grid[k // columns, k % columns])
         for i, colour in enumerate("rgb"):
-            ax.plot(t_ref, w_ref[:, i], color=colour, lw=2.5, alpha=0.25)
-            ax.plot(traj.t, traj.omega[:, i], color=colour, lw=1, label=f"ω{'xyz'[i]}")
-        ax.set_ylabel(f"{name}\nω (rad/s)")
-    axes[0].legend(loc="upper right", ncol=3, fontsize=8, title="thin: method, wide: exact")
+            ax.plot(t_ref, w_ref[:, i], color=colour, lw=3.0, alpha=0.25)
+            ax.plot(runs[name].t, runs[name].omega[:, i], color=colour, lw=0.9)
+        ax.set_title(name, fontsize=9)
+        ax.tick_params(labelsize=7)
+        if k % columns == 0:
+            ax.set_ylabel("ω (rad/s)", fontsize=8)
+        if k // columns == rows - 1:
+            ax.set_xlabel("t (s)", fontsize=8)
+    key = [
+        Line2D([], [], color=c, lw=0.9, label=f"ω{a}, the method") for a, c in zip("xyz", "rgb", strict=True)
+    ]
+    key += [Line2D([], [], color="grey", lw=3.0, alpha=0.4, label="exact solution (Jacobi elliptic)")]
+    fig.legend(
+        handles=key, loc="upper right", ncol=4, fontsize=8, bbox_to_anchor=(0.99, 0.975), frameon=False
+    )
+
+    drift_ax = fig.add_subplot(grid[rows + 1, :])
+    styles = method_styles(names)
+    zeros = {}
     for name in names:
+        # From the first step on: at t = 0 every drift is 0 by definition.
         energy = runs[name].kinetic_energy
-        axes[-1].semilogy(runs[name].t, np.abs(energy - energy[0]) / energy[0] + 1e-17, label=name)
-    axes[-1].set_ylabel("|ΔT|/T")
-    axes[-1].set_xlabel("t (s)")
-    axes[-1].legend(fontsize=7, ncol=3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+        drift, zero = floored(np.abs(energy[1:] - energy[0]) / energy[0])
+        if zero:
+            zeros[name] = zero
+        every = max(1, len(drift) // 12)
+        drift_ax.semilogy(runs[name].t[1:], drift, label=name, lw=1.1, markevery=every, ms=4, **styles[name])
+    drift_ax.set_ylabel("energy drift |T(t) − T(0)| / T(0)", fontsize=8)
+    drift_ax.set_xlabel("t (s)", fontsize=8)
+    drift_ax.grid(True, which="major", alpha=0.3)
+    drift_ax.legend(
+        fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), title="method", title_fontsize=8
+    )
+    note = floor_note(zeros, "drift")
+    drift_ax.set_title(
+        f"Energy drift, log scale (the exact solution's is 0 by construction). {note}", fontsize=9
+    )
+    fig.suptitle(
+        f"ω(t) of every method against the exact solution — {describe()}", fontsize=11, x=0.01, ha="left"
+    )
+    fig.tight_layout(rect=(0, 0, 1, 0.965))
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
@@ -170,36 +231,72 @@ def control_episode(env_id: str = DEFAULT_ENV, seed: int = 0, natural_frequency:
 
 
 def tumble_gif(path: Path, seconds: float = 12.0, fps: int = 15) -> None:
-    """The tumbler of the table (exact solution) as a GIF, with L and ω drawn."""
-    import imageio.v2 as imageio
+    """The tumbler of the table (exact solution) as a GIF: the body drawn by PyBullet, with a
+    title, the time and a key to the arrows.
 
+    Raises:
+        gymnasium.error.DependencyNotInstalled: without PyBullet (the ``[render]`` extra).
+    """
     from rigidrot_gym.render import BodyRenderer
 
     t = np.arange(0.0, seconds, 1.0 / fps)
     q, omega = torque_free(Q0, OMEGA0, INERTIA, t)
-    with BodyRenderer(INERTIA, width=240, height=180) as renderer:
+    with BodyRenderer(INERTIA, width=320, height=240) as renderer:
         frames = [renderer.render(qk, wk) for qk, wk in zip(q, omega, strict=True)]
-    imageio.mimsave(path, frames, duration=1.0 / fps, loop=0)
+    annotated = annotate(frames, t)
+    # Pillow comes with matplotlib: the GIF needs nothing beyond PyBullet.
+    from PIL import Image
+
+    images = [Image.fromarray(frame) for frame in annotated]
+    images[0].save(path, save_all=True, append_images=images[1:], duration=round(1000 / fps), loop=0)
+
+
+def annotate(frames: list[np.ndarray], t: np.ndarray) -> list[np.ndarray]:
+    """Each (H, W, 3) frame under a title and the time ``t`` (s), beside a key to the arrows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    height, width = frames[0].shape[:2]
+    dpi = 100
+    fig = plt.figure(figsize=((width + 150) / dpi, (height + 52) / dpi), dpi=dpi)
+    ax = fig.add_axes((0, 0, width / (width + 150), height / (height + 52)))
+    ax.set_axis_off()
+    image = ax.imshow(frames[0])
+    fig.text(0.01, 0.985, "Intermediate-axis tumbler (exact solution)", fontsize=9, va="top", weight="bold")
+    fig.text(0.01, 0.92, body(), fontsize=7.5, va="top")
+    clock = fig.text(0.99, 0.05, "", fontsize=9, ha="right", family="monospace")
+    key = [Line2D([], [], color=colour, lw=3, label=label) for label, colour in ARROWS]
+    key.append(Line2D([], [], color="grey", lw=6, alpha=0.5, label="ellipsoid of inertia"))
+    fig.legend(handles=key, loc="center right", fontsize=7.5, frameon=False, bbox_to_anchor=(1.0, 0.5))
+    out = []
+    for frame, time_s in zip(frames, t, strict=True):
+        image.set_data(frame)
+        clock.set_text(f"t = {time_s:5.2f} s")
+        fig.canvas.draw()
+        out.append(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
+    plt.close(fig)
+    return out
 
 
 def run(out_dir: Path) -> str:
-    """Run the demo, write ``methods.md`` and ``omega.png`` into ``out_dir``; return the report."""
+    """Run the demo, write ``methods.md``, ``omega.png``, ``control.md`` and (with the
+    ``[render]`` extra) ``tumbler.gif`` into ``out_dir``; return the report."""
     out_dir.mkdir(parents=True, exist_ok=True)
     rows, runs = compare_methods()
     table = format_table(rows)
     (out_dir / "methods.md").write_text(table + "\n")
     plot(runs, out_dir / "omega.png")
-    header = (
-        f"Intermediate-axis tumbler: I = {INERTIA.tolist()} kg·m², ω0 = {OMEGA0.tolist()} rad/s, "
-        f"dt = {DT} s, {DURATION:g} s; errors against the exact solution."
-    )
+    header = f"{describe()[0].upper()}{describe()[1:]}; errors against the exact solution."
     files = ["methods.md", "omega.png", "control.md"]
     try:
         tumble_gif(out_dir / "tumbler.gif")
         files.append("tumbler.gif")
-    except DependencyNotInstalled as err:
-        header += f"\n(no GIF and no PyBullet row: {err})"
+    except DependencyNotInstalled:
+        header += f"\n({RENDER_HINT})"
     episode = control_episode()
     (out_dir / "control.md").write_text(episode + "\n")
-    written = ", ".join(str(out_dir / f) for f in files)
-    return f"{header}\n\n{table}\n\n{episode}\n\nWrote {written}"
+    written = ", ".join(files)
+    return f"{header}\n\n{table}\n\n{episode}\n\nWrote {written} into {out_dir}/"

@@ -30,6 +30,8 @@ _REGISTRY: dict[str, Method] = {}
 
 def register(method: Method) -> Method:
     """Add ``method`` to the registry under ``method.name``."""
+    if not isinstance(method, Method):
+        raise ValueError(f"register takes a Method, got {method!r}")
     if method.name in _REGISTRY:
         raise ValueError(f"an integrator named {method.name!r} is already registered")
     _REGISTRY[method.name] = method

@@ -23,11 +23,14 @@ not a component-wise step (PyBullet) implements :meth:`Method.run` itself.
 
 from __future__ import annotations
 
+import numbers
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import bodies, jitable
 from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
@@ -42,6 +45,15 @@ from rigidrot_gym.physics.torques import (
 
 # Columns of the per-body state array: q (4), omega (3), method scalar s (1).
 STATE_SIZE = 8
+
+# A compiled kernel holds the interpreter until it returns, so Ctrl-C (KeyboardInterrupt)
+# waits for it. ComponentMethod.run therefore cuts a long compiled run into calls of about
+# CHUNK_SECONDS each, the first of FIRST_CHUNK body-sub-steps (~3 ms of RK4): a run that
+# fits in it, as every env step does, is a single call as before.
+CHUNK_SECONDS = 0.05
+FIRST_CHUNK = 1 << 16
+# No angular momentum to carry (runs without renormalisation).
+_NO_MOMENTUM = np.zeros((0, 3))
 
 
 class ConvergenceError(RuntimeError):
@@ -58,41 +70,68 @@ def _record(traj, k, state):
 
 @jitable
 def advance(
-    step, torque, potential, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats
+    step,
+    torque,
+    potential,
+    state,
+    inertia,
+    p,
+    t0,
+    h,
+    substeps,
+    first,
+    last,
+    opts,
+    renormalize,
+    momentum,
+    traj,
+    stats,
 ):
-    """Advance the bodies of ``state`` in place by ``steps`` steps of ``h``, each split in
-    ``substeps``; record every step in ``traj`` unless it is empty.
+    """Advance the bodies of ``state`` in place through sub-steps ``first … last − 1`` of
+    a run of steps of ``h``, each split in ``substeps`` sub-steps of h/substeps; record the
+    state after every completed step k in ``traj[k]`` unless ``traj`` is empty.
+
+    Sub-step n starts at t0 + n·h/substeps, whichever call runs it, so a run split into
+    several calls (:meth:`ComponentMethod.run` does so to stay interruptible) is bitwise
+    the run in one call.
 
     Arrays are component-major so that ``state[c, i]`` is component ``c`` of body ``i``
     (or, with ``i`` the slice of :func:`~rigidrot_gym.physics.jit.bodies` in numpy mode, of all
-    bodies): ``state`` (8, N), ``inertia`` (3, N), ``p`` (SIZE, N), ``traj``
-    (steps + 1 or 0, 8, N) and ``stats`` (2, N: the most iterations of any step, and
-    their total). The loop over bodies is innermost, so compiled it vectorises.
+    bodies): ``state`` (8, N), ``inertia`` (3, N), ``p`` (SIZE, N), ``momentum`` (3, N, or
+    empty without ``renormalize``), ``traj`` (steps + 1 or 0, 8, N) and ``stats`` (2, N: the
+    most iterations of any step, and their total). The loop over bodies is innermost, so
+    compiled it vectorises.
 
     With ``renormalize`` the body rates are reset after every sub-step from the initial
-    world angular momentum L: ω = I⁻¹(q* L q) (Mandre 2008, §7.2; torque-free only).
+    world angular momentum L: ω = I⁻¹(q* L q) (Mandre 2008, §7.2; torque-free only); the
+    call that runs sub-step 0 computes L into ``momentum``, later calls read it there.
     """
     record = traj.shape[0] > 0
-    if record:
-        _record(traj, 0, state)
-    momentum = np.zeros((3, state.shape[1]))
-    if renormalize:
-        for i in bodies(state.shape[1]):
-            q = (state[0, i], state[1, i], state[2, i], state[3, i])
-            w = (state[4, i], state[5, i], state[6, i])
-            momentum[0, i], momentum[1, i], momentum[2, i] = qrotate(
-                q, vec.mul((inertia[0, i], inertia[1, i], inertia[2, i]), w)
-            )
+    if first == 0:
+        if record:
+            _record(traj, 0, state)
+        if renormalize:
+            for i in bodies(state.shape[1]):
+                q = (state[0, i], state[1, i], state[2, i], state[3, i])
+                w = (state[4, i], state[5, i], state[6, i])
+                momentum[0, i], momentum[1, i], momentum[2, i] = qrotate(
+                    q, vec.mul((inertia[0, i], inertia[1, i], inertia[2, i]), w)
+                )
     hs = h / substeps
-    for k in range(steps):
-        for j in range(substeps):
-            n = k * substeps + j
+    # Step k and sub-step j of sub-step n = k·substeps + j, kept by counting (a division per
+    # sub-step would cost a single body's run a measurable share).
+    k = first // substeps
+    j = first - k * substeps
+    n = first
+    while n < last:
+        stop = min(last, n + substeps - j)
+        for m in range(n, stop):
             for i in bodies(state.shape[1]):
                 q = (state[0, i], state[1, i], state[2, i], state[3, i])
                 w = (state[4, i], state[5, i], state[6, i])
                 moments = (inertia[0, i], inertia[1, i], inertia[2, i])
                 q, w, s, iterations = step(
-                    n, t0 + n * hs, hs, q, w, state[7, i], moments, torque, potential, parameters(p, i), opts
+                    m, t0 + m * hs, hs, q, w, state[7, i], moments, torque, potential, parameters(p, i), opts
                 )
                 if renormalize:
                     w = vec.div(qrotate_inv(q, (momentum[0, i], momentum[1, i], momentum[2, i])), moments)
@@ -101,24 +140,34 @@ def advance(
                 state[7, i] = s
                 stats[0, i] = np.maximum(stats[0, i], iterations)
                 stats[1, i] = stats[1, i] + iterations
-        if record:
-            _record(traj, k + 1, state)
+        j += stop - n
+        n = stop
+        if j == substeps:
+            k += 1
+            j = 0
+            if record:
+                _record(traj, k, state)
 
 
 @jitable
-def run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
+def run_batch(
+    step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats
+):
     """Compiled path: :func:`advance` with the compiled torque model; arrays as in
-    :meth:`Method.run` (body-major), handed over component-major."""
+    :meth:`Method.run` (body-major; ``momentum`` (N, 3) or empty), handed over
+    component-major."""
     args = (
         state.T,
         inertia.T,
         p.T,
         t0,
         h,
-        steps,
         substeps,
+        first,
+        last,
         opts,
         renormalize,
+        momentum.T,
         traj.transpose(0, 2, 1),
         stats.T,
     )
@@ -142,6 +191,9 @@ class Method:
         accepts_torque: False for methods that only integrate torque-free motion.
         uses_potential: the method calls ``potential`` itself (else a potential reaches
             it as torque).
+        integers: the options that are integers in disguise (they travel as floats), with
+            their inclusive ranges: a value outside, or not a whole number, raises instead
+            of wrapping when the kernel converts it to an int64.
         check: optional validator of the options (raises ``ValueError``).
         engine: the foreign engine that runs the method (``"PyBullet"``, ``"MuJoCo"``,
             ``"Basilisk"``); empty for this library's own methods.
@@ -155,21 +207,45 @@ class Method:
     options: Mapping[str, float] = field(default_factory=dict)
     accepts_torque: bool = True
     uses_potential: bool = False
+    integers: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     check: Callable[[dict], None] | None = None
     engine: str = ""
 
     def pack_options(self, given: Mapping[str, float]) -> np.ndarray:
-        """Method options as the float array the step reads; unknown names raise."""
-        unknown = sorted(set(given) - set(self.options))
+        """Method options as the float array the step reads.
+
+        Raises:
+            ValueError: for an unknown name, a value that is not a finite real number, or
+                an integer option (:attr:`integers`) outside its range; the message names
+                the option, its value and what is expected.
+        """
+        if not isinstance(given, Mapping):
+            raise ValueError(
+                f"method {self.name!r} options must be a mapping of names to numbers, "
+                f"got {validation.show(given)}"
+            )
+        unknown = sorted(map(repr, set(given) - set(self.options)))
         if unknown:
             valid = sorted(self.options) or "none"
-            raise ValueError(f"method {self.name!r} has no option(s) {unknown}; its options are: {valid}")
-        values = {k: float(v) for k, v in {**self.options, **given}.items()}
-        if not all(np.isfinite(v) for v in values.values()):
-            raise ValueError(f"method {self.name!r} options must be finite, got {values}")
+            raise ValueError(
+                f"method {self.name!r} has no option(s) [{', '.join(unknown)}]; its options are: {valid}"
+            )
+        values = {key: self._option(key, given.get(key, default)) for key, default in self.options.items()}
         if self.check is not None:
             self.check(values)
         return np.array([values[k] for k in self.options], dtype=np.float64)
+
+    def _option(self, key: str, value) -> float:
+        where = f"method {self.name!r} option {key}"
+        if key in self.integers:
+            return float(validation.whole(value, where, *self.integers[key]))
+        try:
+            number = float(value) if isinstance(value, numbers.Real) else np.nan
+        except OverflowError:
+            number = np.inf
+        if not np.isfinite(number):
+            raise ValueError(f"{where} must be a finite real number, got {validation.show(value)}")
+        return number
 
     @staticmethod
     def buffers(n: int, steps: int, record: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -200,6 +276,8 @@ class Method:
 
         Fills ``traj`` ((steps + 1, N, 8), or (0, N, 8) not to record) and ``stats``
         ((N, 2): most iterations in a step, total iterations); see :meth:`buffers`.
+        A KeyboardInterrupt may arrive between the chunks of a long compiled run
+        (:data:`FIRST_CHUNK`); ``state`` then holds the sub-steps done so far.
 
         Raises:
             ConvergenceError: if an implicit step did not converge.
@@ -236,12 +314,41 @@ class ComponentMethod(Method):
         stats: np.ndarray,
     ) -> None:
         stats[:] = 0.0
-        if loads.compiled:
-            self.kernel(state, inertia, loads.params, t0, h, steps, substeps, opts, renormalize, traj, stats)
+        n = state.shape[0]
+        total = steps * substeps
+        momentum = np.zeros((n, 3)) if renormalize else _NO_MOMENTUM
+        if loads.compiled and total * n <= FIRST_CHUNK:  # the common case (every env step): one call
+            self.kernel(
+                state,
+                inertia,
+                loads.params,
+                t0,
+                h,
+                substeps,
+                0,
+                total,
+                opts,
+                renormalize,
+                momentum,
+                traj,
+                stats,
+            )
+        elif loads.compiled:
+            args = (state, inertia, loads.params, t0, h, substeps)
+            first, size = 0, max(1, FIRST_CHUNK // max(n, 1))
+            while first < total:
+                last = min(total, first + size)
+                start = time.perf_counter()
+                self.kernel(*args, first, last, opts, renormalize, momentum, traj, stats)
+                # Aim the next call at CHUNK_SECONDS, growing at most eightfold per call.
+                elapsed = max(time.perf_counter() - start, 1e-6)
+                size = max(1, min(8 * size, int(size * CHUNK_SECONDS / elapsed)))
+                first = last
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                args = (state.T, inertia.T, loads.params.T, t0, h, steps, substeps, opts, renormalize)
-                advance(self.step, loads.torque, loads.potential, *args, traj.transpose(0, 2, 1), stats.T)
+                args = (state.T, inertia.T, loads.params.T, t0, h, substeps, 0, total, opts, renormalize)
+                rest = (momentum.T, traj.transpose(0, 2, 1), stats.T)
+                advance(self.step, loads.torque, loads.potential, *args, *rest)
         if self.torque_evals_per_iteration and np.isinf(stats[:, 0]).any():
             failed = int(np.sum(np.isinf(stats[:, 0])))
             options = dict(zip(self.options, opts.tolist(), strict=True))

@@ -24,6 +24,7 @@ from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
 from rigidrot_gym.physics.jit import inlined, jitable
 from rigidrot_gym.physics.nystrom import nystrom_step
 from rigidrot_gym.physics.quaternion import qaxpy, qconj, qdot, qmul, qmul_vec, qnormalize, qscale
+from rigidrot_gym.physics.validation import MAX_COUNT
 
 
 @inlined
@@ -55,14 +56,8 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
 
 
 @njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
-
-
-def _check(options):
-    every = options["project_every"]
-    if every < 1 or every != int(every):
-        raise ValueError(f"rkn option project_every must be a positive integer, got {every}")
+def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
+    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
 
 
 METHOD = ComponentMethod(
@@ -73,5 +68,6 @@ METHOD = ComponentMethod(
     torque_evals=4,
     source="Mandre (2008) §6: Runge–Kutta–Nyström on the quaternion's second-order ODE",
     options={"project_every": 1},
-    check=_check,
+    # Any cadence up to the longest run; beyond 2**53 the step index n could not reach it.
+    integers={"project_every": (1, MAX_COUNT)},
 )

@@ -30,8 +30,8 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
 
 
 @njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, steps, substeps, opts, renormalize, traj, stats)
+def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
+    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
 
 
 METHOD = ComponentMethod(

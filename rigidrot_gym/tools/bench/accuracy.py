@@ -315,15 +315,19 @@ def measure_method(problem: Problem, method: str, q0, omega0, reference) -> list
     return points
 
 
-def measure_problem(problem: Problem, batch: int, methods: list[str]) -> list[Point]:
-    """Every method on one problem; the reference is computed once and shared."""
+def measure_problem(problem: Problem, batch: int, methods: list[str], progress=None) -> list[Point]:
+    """Every method on one problem; the reference is computed once and shared.
+    ``progress`` (a tqdm bar, optional) advances by one per method."""
     q0, omega0 = initial_states(problem, batch)
     reference = problem.reference(q0, omega0, problem.duration)
     points = []
     for method in methods:
-        if problem.torque is not None and not integrators.get(method).accepts_torque:
-            continue
-        points += measure_method(problem, method, q0, omega0, reference)
+        if progress is not None:
+            progress.set_postfix_str(f"{problem.key}: {method}")
+        if problem.torque is None or integrators.get(method).accepts_torque:
+            points += measure_method(problem, method, q0, omega0, reference)
+        if progress is not None:
+            progress.update()
     return points
 
 
@@ -492,66 +496,101 @@ def headline_markdown(problems_: list[Problem], points, orders, drifts, methods,
     return "\n".join([*lines, markdown_table(header, rows)]) + "\n"
 
 
+def _describe(problem: Problem) -> str:
+    """A problem in words for a plot title: body, ω0, duration and the step sizes."""
+    inertia = np.asarray(problem.inertia)
+    moments = np.diag(inertia) if inertia.ndim == 2 else inertia
+    rates = ", ".join(f"{w:g}" for w in problem.omega0)
+    return (
+        f"{problem.title}: I = ({', '.join(f'{m:g}' for m in moments)}) kg·m², ω0 = ({rates}) rad/s, "
+        f"T = {problem.duration:g} s, dt = {problem.steps[0]:g} … {problem.steps[-1]:g} s (one marker per dt)"
+    )
+
+
 def plot(problems_: list[Problem], points: list[Point], methods: list[str], path: Path) -> None:
-    """Work-precision diagram: per problem, error vs torque evaluations and vs wall time."""
+    """Work-precision diagram: per problem, error against torque evaluations and against
+    wall time, one line per method (colour and line style, legend beside the plots)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(len(problems_), 2, figsize=(12, 4.2 * len(problems_)), squeeze=False)
-    colours = plt.get_cmap("tab10")
-    markers = "os^vD<>pPX*h"
+    from rigidrot_gym.tools.plot_style import floor_note, floored, method_styles
+
+    styles = method_styles(methods)
+    fig, axes = plt.subplots(len(problems_), 2, figsize=(14, 4.4 * len(problems_)), squeeze=False)
+    notes = []
     for row, problem in zip(axes, problems_, strict=True):
-        for i, method in enumerate(methods):
+        zeros, no_torque = {}, []
+        for method in methods:
             done = [p for p in _select(points, problem.key, method) if p.ok]
             if not done:
                 continue
-            # Exact methods reach 0 error at times; clip so they stay on a log axis.
-            error = np.maximum([p.error for p in done], 1e-17)
-            # Colours repeat after ten methods; marker and line style keep them apart.
-            style = {
-                "color": colours(i % 10),
-                "marker": markers[i % len(markers)],
-                "ls": "-" if i < 10 else "--",
-                "ms": 4,
-                "lw": 1,
-            }
+            error, zero = floored([p.error for p in done])
+            if zero:
+                zeros[method] = zero
+            style = {**styles[method], "ms": 4, "lw": 1.1}
             evals = np.array([p.torque_evals for p in done])
-            if np.all(evals > 0):  # methods that evaluate no torque have no place on this axis
+            if np.all(evals > 0):
                 row[0].loglog(evals, error, label=method, **style)
+            else:
+                no_torque.append(method)
             row[1].loglog([p.wall_s for p in done], error, label=method, **style)
         row[0].set_xlabel("torque evaluations per body")
         row[1].set_xlabel(f"wall time for the batch of {points[0].batch} bodies (s)")
         for ax in row:
-            ax.set_ylabel("error (rad + rel.)")
-            ax.set_title(f"{problem.title}, T = {problem.duration:g} s", fontsize=10)
+            ax.set_ylabel("error (rad + relative)")
             ax.grid(True, which="major", alpha=0.3)
-        row[1].legend(fontsize=7, ncol=2, loc="best")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+        row[0].set_title(_describe(problem), fontsize=9.5, loc="left")
+        absent = [m for m in methods if not _select(points, problem.key, m)]
+        lines = [floor_note(zeros, "error")] if zeros else []
+        if no_torque:
+            lines.append(f"{', '.join(no_torque)}: no torque evaluations, right panel only")
+        if absent:
+            lines.append(f"{', '.join(absent)}: refuses a torque, not run")
+        if lines:
+            row[1].text(0.99, 0.01, "\n".join(lines), transform=row[1].transAxes, fontsize=7.5, ha="right")
+        notes += lines
+    handles, labels = axes[0][1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center right", fontsize=8.5, title="method", bbox_to_anchor=(0.995, 0.5))
+    fig.suptitle(
+        "Accuracy against cost: final attitude error (rad) + relative rate error, max over "
+        f"{points[0].batch} perturbed bodies, against the exact solution (free body, tumbler) "
+        "or DOP853 at 1e-13 (heavy top)",
+        fontsize=10,
+    )
+    fig.tight_layout(rect=(0, 0, 0.885, 0.98))
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
 def run(out_dir: Path, quick: bool = False) -> Report:
-    """Run the benchmark, write its four outputs into ``out_dir`` and return what it measured."""
+    """Run the benchmark, write its four outputs into ``out_dir`` and return what it
+    measured. A progress bar on stderr counts the (problem, method) runs and the drifts."""
+    from tqdm import tqdm
+
     out_dir.mkdir(parents=True, exist_ok=True)
     batch = QUICK_BATCH if quick else BATCH
     # The library's own methods; foreign engines are compared by `rigidrot crosscheck`.
     methods = [name for name in integrators.names() if not integrators.get(name).engine]
     problems_ = problems(quick)
-    points = [p for problem in problems_ for p in measure_problem(problem, batch, methods)]
+    with tqdm(total=len(methods) * (len(problems_) + 1), desc="accuracy", unit="run", mininterval=0.5) as bar:
+        points = [p for problem in problems_ for p in measure_problem(problem, batch, methods, bar)]
+        drifts = []
+        for m in methods:
+            bar.set_postfix_str(f"drift: {m}")
+            drifts.append(measure_drift(m, steps=QUICK_DRIFT_STEPS if quick else DRIFT_STEPS))
+            bar.update()
     orders = {}
     for problem in problems_:
         floor = error_floor([p for p in points if p.problem == problem.key])
         for m in methods:
             orders[problem.key, m] = empirical_order(_select(points, problem.key, m), floor)
-    drifts = [measure_drift(m, steps=QUICK_DRIFT_STEPS if quick else DRIFT_STEPS) for m in methods]
     paths = [out_dir / name for name in ("accuracy.csv", "accuracy.md", "headline.md", "work_precision.png")]
     write_csv(points, paths[0])
     paths[1].write_text(accuracy_markdown(problems_, points, orders, drifts, methods, batch))
     headline = headline_markdown(problems_, points, orders, drifts, methods, batch)
     paths[2].write_text(headline)
     plot(problems_, points, methods, paths[3])
-    text = headline + "\nWrote " + ", ".join(str(p) for p in paths)
+    text = headline + f"\nWrote {', '.join(p.name for p in paths)} into {out_dir}/"
     return Report(problems_, points, orders, drifts, text)

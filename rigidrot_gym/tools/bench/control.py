@@ -18,10 +18,19 @@ controllers allocate their torque over the wheels.
 Robustness: the true inertia is scaled by 0.8 and 1.2 while the controllers keep the
 nominal estimate. Cross-integrator view: the same policy on the game-engine step
 (``semi_implicit``), PyBullet, ``rk4`` and ``nielsen_krenk``.
+
+A campaign is cut into :class:`Task` s, each a block of consecutive seeds of one case
+(:func:`plan`); :func:`run_task` runs one, :func:`gather` turns the finished blocks into
+the summaries and traces. The blocks are the same whether they run here
+(:func:`benchmark`) or on Ray workers (:mod:`rigidrot_gym.tools.bench.campaign`), and
+:func:`gather` orders them by the plan, never by arrival: the tables come out bit for bit
+the same.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +46,9 @@ from rigidrot_gym.tools.report import markdown_table, write_results
 DEFAULT_SCENARIOS = ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0")
 DEFAULT_INTEGRATORS = ("semi_implicit", "pybullet", "rk4", "nielsen_krenk")
 INERTIA_SCALES = (1.0, 0.8, 1.2)
+# Seeds per task: one vector env of this many bodies runs an ideal-torquer case on rk4 in
+# about 0.2 s and a wheel case in about 0.5 s on one core (PyBullet cases take far longer).
+BLOCK_SIZE = 1000
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,41 @@ class Summary:
     final_error_deg: float
     effort: float
     peak_rate: float
+
+
+@dataclass(frozen=True)
+class Task:
+    """A block of consecutive seeds of one (policy, scenario, integrator, inertia) case.
+
+    ``source`` identifies what the policy is (a controller's name, or a digest of a
+    trained agent's files) so that a resumed campaign never mixes blocks of two different
+    policies sharing a name; ``trace`` asks for the first seed's time series (the first
+    block of a policy's nominal case).
+    """
+
+    policy: str
+    source: str
+    scenario: str
+    integrator: str
+    inertia_scale: float
+    seeds: tuple[int, ...]
+    trace: bool = False
+
+    @property
+    def key(self) -> str:
+        """A file name, unique to the task's content."""
+        slug = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{self.policy}_{self.scenario}_{self.integrator}")
+        digest = hashlib.sha256(repr(self).encode()).hexdigest()[:12]
+        return f"{slug}_x{self.inertia_scale:g}_{self.seeds[0]}-{self.seeds[-1]}_{digest}"
+
+
+@dataclass(frozen=True)
+class Block:
+    """A finished task: its episodes in seed order, and its trace (or None)."""
+
+    task: Task
+    episodes: tuple[Episode, ...]
+    trace: dict[str, np.ndarray] | None
 
 
 def run_episodes(
@@ -139,31 +186,91 @@ def summarise(policy: str, scenario: str, integrator: str, scale: float, episode
     )
 
 
+def plan(
+    policies: dict[str, Callable[[Scenario], Any]],
+    scenarios: Sequence[str] = DEFAULT_SCENARIOS,
+    integrators: Sequence[str] = DEFAULT_INTEGRATORS,
+    seeds: Sequence[int] = tuple(range(20)),
+    scales: Sequence[float] = INERTIA_SCALES,
+    block_size: int = BLOCK_SIZE,
+) -> list[Task]:
+    """The tasks of a campaign, case by case, each case's seeds cut into blocks of
+    ``block_size``. Policies are built per scenario by ``policies[name](scenario)`` (None
+    skips the scenario: a trained agent runs only on its own); a policy maker's
+    ``fingerprint`` attribute, when it has one, identifies it in :attr:`Task.source`. The
+    robustness scales run on the scenario's own integrator; the integrators at scale 1.
+
+    Raises:
+        ValueError: for a ``block_size`` below 1, no seeds, repeated seeds, scales or
+            integrators, or a scale that is not a positive number.
+    """
+    seeds = tuple(int(s) for s in seeds)
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
+        raise ValueError(f"block_size must be an integer >= 1, got {block_size!r}")
+    for name, values in (("seeds", seeds), ("scales", tuple(scales)), ("integrators", tuple(integrators))):
+        if len(set(values)) != len(values) or (name == "seeds" and not values):
+            raise ValueError(f"{name} must be distinct (seeds: at least one), got {values!r}")
+    if not all(np.isfinite(scale) and scale > 0 for scale in scales):
+        raise ValueError(f"scales must be positive numbers, got {tuple(scales)!r}")
+    blocks = [seeds[i : i + block_size] for i in range(0, len(seeds), block_size)]
+    tasks = []
+    for scenario_id in scenarios:
+        scenario = find(scenario_id)
+        for name, make in policies.items():
+            if make(scenario) is None:
+                continue
+            source = getattr(make, "fingerprint", name)
+            cases = [(scenario.integrator, scale) for scale in scales]
+            cases += [(i, 1.0) for i in integrators if i != scenario.integrator]
+            for integrator, scale in cases:
+                nominal = integrator == scenario.integrator and scale == 1.0
+                tasks += [
+                    Task(name, source, scenario.id, integrator, float(scale), block, nominal and i == 0)
+                    for i, block in enumerate(blocks)
+                ]
+    return tasks
+
+
+def run_task(task: Task, make: Callable[[Scenario], Any]) -> Block:
+    """The episodes of one task, the policy built by ``make(scenario)``."""
+    scenario = find(task.scenario)
+    episodes, trace = run_episodes(make(scenario), scenario, task.seeds, task.integrator, task.inertia_scale)
+    return Block(task, tuple(episodes), trace if task.trace else None)
+
+
+def gather(tasks: Sequence[Task], blocks: dict[str, Block]) -> tuple[list[Summary], dict]:
+    """Summaries per case (in the plan's order, each over its blocks in the plan's order)
+    and the traces, from the finished ``blocks`` keyed by :attr:`Task.key`.
+
+    Raises:
+        ValueError: if a task of the plan has no block.
+    """
+    missing = [t.key for t in tasks if t.key not in blocks]
+    if missing:
+        raise ValueError(f"blocks missing for {len(missing)} of {len(tasks)} tasks, e.g. {missing[0]}")
+    cases: dict[tuple, list[Episode]] = {}
+    traces = {}
+    for task in tasks:
+        block = blocks[task.key]
+        case = (task.policy, task.scenario, task.integrator, task.inertia_scale)
+        cases.setdefault(case, []).extend(block.episodes)
+        if block.trace is not None:
+            traces[(task.policy, task.scenario)] = block.trace
+    summaries = [summarise(*case, episodes) for case, episodes in cases.items()]
+    return summaries, traces
+
+
 def benchmark(
     policies: dict[str, Callable[[Scenario], Any]],
     scenarios: Sequence[str] = DEFAULT_SCENARIOS,
     integrators: Sequence[str] = DEFAULT_INTEGRATORS,
     seeds: Sequence[int] = tuple(range(20)),
     scales: Sequence[float] = INERTIA_SCALES,
+    block_size: int = BLOCK_SIZE,
 ) -> tuple[list[Summary], dict]:
-    """Every case: policies built per scenario by ``policies[name](scenario)`` (None skips
-    the scenario: a trained agent runs only on its own). The robustness scales run on the
-    scenario's own integrator; the integrators at scale 1."""
-    summaries, traces = [], {}
-    for scenario_id in scenarios:
-        scenario = find(scenario_id)
-        for name, make in policies.items():
-            policy = make(scenario)
-            if policy is None:
-                continue
-            cases = [(scenario.integrator, scale) for scale in scales]
-            cases += [(i, 1.0) for i in integrators if i != scenario.integrator]
-            for integrator, scale in cases:
-                episodes, trace = run_episodes(policy, scenario, seeds, integrator, scale)
-                summaries.append(summarise(name, scenario.id, integrator, scale, episodes))
-                if integrator == scenario.integrator and scale == 1.0:
-                    traces[(name, scenario.id)] = trace
-    return summaries, traces
+    """Every case of :func:`plan`, run here, task after task; summaries and traces."""
+    tasks = plan(policies, scenarios, integrators, seeds, scales, block_size)
+    return gather(tasks, {t.key: run_task(t, policies[t.policy]) for t in tasks})
 
 
 def format_table(summaries: list[Summary]) -> str:

@@ -265,4 +265,5 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
         ]
     )
     (out_dir / "throughput.md").write_text(text + "\n")
+    text += f"\n\nWrote throughput.md, throughput.csv, throughput.png into {out_dir}/"
     return Report(single_ratio=headline[env_id][0], vector_ratio=headline[env_id][1], text=text)

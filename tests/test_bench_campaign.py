@@ -1,0 +1,217 @@
+"""Control-benchmark campaigns: blocks stored and resumed, and on a real two-node Ray
+cluster the same tables bit for bit as the local run, also when a worker is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from gymnasium.error import DependencyNotInstalled
+from ray_cluster import descendants_named
+
+from rigidrot_gym.tools.bench import campaign, control, policies
+from rigidrot_gym.tools.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bits(summaries) -> list[tuple]:
+    """Every field of every summary, floats as their 8 bytes (NaN compares equal to NaN)."""
+    pack = lambda v: struct.pack("<d", v) if isinstance(v, float) else v  # noqa: E731
+    return [tuple(pack(v) for v in vars(s).values()) for s in summaries]
+
+
+def _same_traces(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(
+        np.array_equal(a[k][name], b[k][name]) for k in a for name in ("t", "pointing_error_deg", "torque")
+    )
+
+
+def _campaign(makers, **kwargs):
+    return control.plan(
+        makers,
+        kwargs.get("scenarios", ["RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0"]),
+        kwargs.get("integrators", ["semi_implicit"]),
+        seeds=range(kwargs.get("seeds", 12)),
+        scales=kwargs.get("scales", [1.0, 1.2]),
+        block_size=kwargs.get("block_size", 5),
+    )
+
+
+class _Counting:
+    """A policy maker that counts the tasks it built a policy for."""
+
+    def __init__(self, maker):
+        self.maker, self.calls = maker, 0
+        self.fingerprint = maker.fingerprint
+
+    def __call__(self, scenario):
+        self.calls += 1
+        return self.maker(scenario)
+
+
+def test_blocks_cover_the_seeds_in_order_and_plans_refuse_bad_input():
+    makers = policies.resolve(["quaternion_feedback"])
+    tasks = _campaign(makers)
+    assert len(tasks) == 2 * 3 * 3  # scenarios × (2 scales + 1 integrator) × blocks of 5, 5, 2 seeds
+    nominal = [t for t in tasks if t.integrator == "rk4" and t.inertia_scale == 1.0]
+    assert [t.seeds for t in nominal[:3]] == [(0, 1, 2, 3, 4), (5, 6, 7, 8, 9), (10, 11)]
+    assert [t.trace for t in nominal] == [True, False, False] * 2
+    assert len({t.key for t in tasks}) == len(tasks)
+    for bad in ({"block_size": 0}, {"seeds": 0}, {"scales": [1.0, 1.0]}, {"scales": [-1.0]}):
+        with pytest.raises(ValueError, match=r"block_size|seeds|scales"):
+            _campaign(makers, **bad)
+
+
+def test_stored_blocks_read_back_bit_for_bit_and_resume_skips_them(tmp_path):
+    maker = _Counting(policies.ControllerMaker("rate_damping"))
+    tasks = _campaign({"rate_damping": maker}, scenarios=["RigidRot/Reorient-v0"])
+    maker.calls = 0  # the plan built it once to see that it applies
+    blocks = campaign.run(tasks, {"rate_damping": maker}, tmp_path, progress=False)
+    assert maker.calls == len(tasks)
+    for task in tasks:
+        stored = campaign.load_block(tmp_path, task)
+        assert _bits(stored.episodes) == _bits(blocks[task.key].episodes)
+        assert (stored.trace is None) == (blocks[task.key].trace is None)
+    summaries, traces = control.gather(tasks, blocks)
+
+    # Remove one shard and change a number in another: a resumed run computes only the
+    # first again and takes the second as stored.
+    (tmp_path / f"{tasks[0].key}.csv").unlink()
+    (tmp_path / f"{tasks[0].key}.npz").unlink()
+    edited = tmp_path / f"{tasks[1].key}.csv"
+    lines = edited.read_text().splitlines()
+    cells = lines[1].split(",")
+    cells[-1] = "123.5"  # duration of the first episode
+    edited.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+    maker.calls = 0
+    resumed = campaign.run(tasks, {"rate_damping": maker}, tmp_path, resume=True, progress=False)
+    assert maker.calls == 1
+    assert resumed[tasks[1].key].episodes[0].duration == 123.5
+    again, again_traces = control.gather(tasks, resumed)
+    assert _bits(again[1:]) == _bits(summaries[1:]) and _same_traces(again_traces, traces)
+
+    # A shard whose seeds are not its task's is refused, not silently used.
+    (tmp_path / f"{tasks[2].key}.csv").write_text(edited.read_text())
+    with pytest.raises(ValueError, match="holds seeds"):
+        campaign.load_block(tmp_path, tasks[2])
+    with pytest.raises(ValueError, match="without a maker"):
+        campaign.run(tasks, {}, tmp_path)
+
+
+@pytest.fixture(scope="module")
+def agent_folder(tmp_path_factory) -> Path:
+    """A PPO agent for Reorient-v0 (a few hundred steps of training: any weights will do)
+    saved as rl_zoo3 saves a run: <env>.zip and <env>/ with args.yml and vecnormalize.pkl."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
+
+    folder = tmp_path_factory.mktemp("agents") / "ppo" / "RigidRot-Reorient-v0_1"
+    (folder / "RigidRot-Reorient-v0").mkdir(parents=True)
+    env = VecNormalize(AttitudeSB3VecEnv(4, "RigidRot/Reorient-v0"))
+    model = PPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(256)
+    model.save(folder / "RigidRot-Reorient-v0.zip")
+    env.save(str(folder / "RigidRot-Reorient-v0" / "vecnormalize.pkl"))
+    args = {"algo": "ppo", "env": "RigidRot/Reorient-v0"}
+    (folder / "RigidRot-Reorient-v0" / "args.yml").write_text(yaml.safe_dump(args))
+    return folder
+
+
+def test_ray_gives_the_local_tables_bit_for_bit_with_any_number_of_workers(
+    ray_cluster, agent_folder, tmp_path
+):
+    makers = policies.resolve(["quaternion_feedback", "lqr", str(agent_folder)])
+    tasks = _campaign(makers, scenarios=["RigidRot/Reorient-v0"], seeds=8, block_size=4)
+    assert len(tasks) == 3 * 3 * 2  # policies × cases × blocks
+    assert {t.policy for t in tasks} == {"quaternion_feedback", "lqr", "agent ppo/RigidRot-Reorient-v0_1"}
+    local = control.gather(tasks, campaign.run(tasks, makers, tmp_path / "local", progress=False))
+    # 1 CPU per task: three at once over the two nodes; 2 CPUs: one at a time on the worker node.
+    for cpus in (1, 2):
+        blocks = campaign.run(tasks, makers, tmp_path / f"ray{cpus}", use_ray=True, cpus_per_task=cpus)
+        summaries, traces = control.gather(tasks, blocks)
+        assert _bits(summaries) == _bits(local[0])
+        assert _same_traces(traces, local[1])
+        assert len(list((tmp_path / f"ray{cpus}").glob("*.csv"))) == len(tasks)
+
+
+def test_a_killed_worker_loses_no_block(ray_cluster, tmp_path):
+    makers = policies.resolve(["rate_damping"])  # never settles: every episode runs 300 steps
+    tasks = _campaign(
+        makers,
+        scenarios=["RigidRot/WheelReorient-v0"],
+        integrators=[],
+        scales=[1.0, 1.1, 1.2],
+        seeds=400,
+        block_size=400,
+    )
+    local = control.gather(tasks, campaign.run(tasks, makers, tmp_path / "local", progress=False))
+    killed = []
+
+    def kill_one_running_task():
+        deadline = time.monotonic() + 120
+        while not killed and time.monotonic() < deadline:
+            for pid in descendants_named("ray::run_task"):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+                break
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_one_running_task)
+    killer.start()
+    blocks = campaign.run(tasks, makers, tmp_path / "ray", use_ray=True, progress=False)
+    killer.join()
+    assert len(killed) == 1 and not Path(f"/proc/{killed[0]}").exists()
+    summaries, traces = control.gather(tasks, blocks)
+    assert [s.episodes for s in summaries] == [400, 400, 400]
+    assert _bits(summaries) == _bits(local[0]) and _same_traces(traces, local[1])
+
+
+def test_cli_on_ray_writes_under_the_current_folder_and_resumes(ray_cluster, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    argv = ["bench", "control", "--policies", "pd", "--scenarios", "RigidRot/Reorient-v0", "--integrators"]
+    argv += ["semi_implicit", "--inertia-scales", "1", "--seeds", "6", "--block-size", "3", "--no-progress"]
+    assert main([*argv, "--ray"]) == 0
+    out = tmp_path / "outputs" / "control"
+    assert f"wrote {out}/control.md" in capsys.readouterr().out
+    first = (out / "control.csv").read_bytes()
+    shards = sorted(out.glob("shards/*.csv"))
+    assert len(shards) == 4  # (rk4, semi_implicit) × two blocks of 3 seeds
+    stamps = [p.stat().st_mtime_ns for p in shards]
+    assert main([*argv, "--resume"]) == 0
+    assert [p.stat().st_mtime_ns for p in shards] == stamps  # nothing recomputed
+    assert (out / "control.csv").read_bytes() == first
+    assert "4 tasks, 12 episodes" in capsys.readouterr().out
+
+
+def test_the_tools_load_ray_only_when_a_campaign_runs_on_it(monkeypatch):
+    code = (
+        "import sys\nimport rigidrot_gym.tools.cli\n"
+        "from rigidrot_gym.tools.bench import campaign, distributed, policies\n"
+        "print('ray' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if Ray were not installed
+    with pytest.raises(DependencyNotInstalled, match=r"rigidrot-gym\[ray\]"):
+        campaign.import_ray()
+
+
+def test_the_example_cluster_file_passes_rays_own_checks():
+    from ray.autoscaler._private.util import prepare_config, validate_config
+
+    config = yaml.safe_load((ROOT / "benchmarks" / "ray" / "cluster.yaml").read_text())
+    validate_config(prepare_config(config))  # what `ray up` does first
+    with pytest.raises(Exception, match="not_a_field"):
+        validate_config(prepare_config({**config, "not_a_field": 1}))
