@@ -132,11 +132,23 @@ def test_new_moments_take_effect_in_a_reused_model():
         assert np.max(angle(traj.q, q_ref)) < 1e-8
 
 
-def test_an_unstable_step_raises_instead_of_a_silent_reset():
+def test_an_unstable_step_raises_instead_of_a_silent_reset(tmp_path, monkeypatch):
     """MuJoCo resets an unstable simulation to its initial state by default: finite,
-    plausible and wrong. A fast tumble under Euler's explicit gyroscopic term blows up."""
-    with pytest.raises(ValueError, match=r"unstable|non-finite"):
-        propagate([1, 0, 0, 0], [0.5, 20.0, 0.5], I_ASYM, 0.05, 200, method="mujoco_euler")
+    plausible and wrong. A fast tumble under Euler's explicit gyroscopic term blows up.
+    MuJoCo's own warning goes neither to MUJOCO_LOG.TXT in the working directory (where its
+    default handler writes it) nor to a user's handler, and the handler in place before the
+    run is back after it."""
+    monkeypatch.chdir(tmp_path)
+    seen = []
+    for handler in (None, seen.append):
+        mujoco.set_mju_user_warning(handler)
+        try:
+            with pytest.raises(ValueError, match=r"unstable|non-finite"):
+                propagate([1, 0, 0, 0], [0.5, 20.0, 0.5], I_ASYM, 0.05, 200, method="mujoco_euler")
+            assert mujoco.get_mju_user_warning() == handler
+        finally:
+            mujoco.set_mju_user_warning(None)
+    assert seen == [] and list(tmp_path.iterdir()) == []
 
 
 def test_large_batches_run_in_models_of_limited_size():

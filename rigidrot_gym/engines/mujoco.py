@@ -37,7 +37,10 @@ The integrators (MuJoCo documentation, "Computation", "Numerical integration"):
 
 MuJoCo detects an unstable step (a huge or non-finite acceleration) and by default
 resets the data to the model's initial state, a silent wrong answer: here that reset is
-disabled and such a run raises ``ValueError``.
+disabled and such a run raises ``ValueError``. MuJoCo also prints its warning and appends
+it to ``MUJOCO_LOG.TXT`` in the working directory; while a run steps, a warning handler
+(:func:`_quiet`) drops its instability warnings (the ``ValueError`` reports them) and
+passes any other warning to the handler installed before, or to :mod:`warnings`.
 
 Batch layout, measured (mujoco 4.0.0, 2-core machine, µs per body-step of ``mj_step``,
 one model with N free bodies against one ``MjData`` per body): Euler 0.5 against 4–6,
@@ -48,6 +51,9 @@ models of at most 32 bodies.
 
 from __future__ import annotations
 
+import threading
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,6 +67,7 @@ from rigidrot_gym.physics.torques import Loads
 CHUNK = 32  # free bodies per model
 INTEGRATORS = {"euler": "Euler", "implicitfast": "implicitfast", "implicit": "implicit", "rk4": "RK4"}
 _BODY = '<body><freejoint/><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/></body>'
+_UNSTABLE = "The simulation is unstable"  # in MuJoCo's BADQPOS/BADQVEL/BADQACC warnings
 
 
 def import_mujoco():
@@ -74,6 +81,46 @@ def import_mujoco():
             'mujoco is not installed, run `pip install "rigidrot-gym[mujoco]"`'
         ) from err
     return mujoco
+
+
+class _Handler:
+    """MuJoCo's warning handler while runs step: one per process, installed by the first
+    run to start and the previous handler restored by the last to finish (MuJoCo's handler
+    is global, runs may overlap in threads)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.running = 0
+        self.previous = None
+
+    def warn(self, message: str) -> None:
+        if _UNSTABLE in message:
+            return  # the run raises ValueError for it
+        if self.previous is not None:
+            self.previous(message)
+        else:
+            warnings.warn(f"MuJoCo: {message}", RuntimeWarning, stacklevel=2)
+
+
+_handler = _Handler()
+
+
+@contextmanager
+def _quiet(mj):
+    """MuJoCo's instability warnings neither printed nor written to ``MUJOCO_LOG.TXT``."""
+    with _handler.lock:
+        if _handler.running == 0:
+            _handler.previous = mj.get_mju_user_warning()
+            mj.set_mju_user_warning(_handler.warn)
+        _handler.running += 1
+    try:
+        yield
+    finally:
+        with _handler.lock:
+            _handler.running -= 1
+            if _handler.running == 0:
+                mj.set_mju_user_warning(_handler.previous)
+                _handler.previous = None
 
 
 class _Model:
@@ -173,26 +220,27 @@ class MuJoCoMethod(Method):
         final = state.copy()
         if traj.shape[0]:
             traj[0] = state
-        for index, start in enumerate(range(0, n, size)):
-            rows = slice(start, min(start + size, n))
-            key = (self.integrator, rows.stop - rows.start, index)
-            try:
-                final[rows] = self._run(
-                    pool.model(*key),
-                    state[rows],
-                    inertia[rows],
-                    loads,
-                    rows,
-                    t0,
-                    h,
-                    steps,
-                    substeps,
-                    renormalize,
-                    traj,
-                )
-            except BaseException:
-                pool.discard(*key)
-                raise
+        with _quiet(pool.mujoco):
+            for index, start in enumerate(range(0, n, size)):
+                rows = slice(start, min(start + size, n))
+                key = (self.integrator, rows.stop - rows.start, index)
+                try:
+                    final[rows] = self._run(
+                        pool.model(*key),
+                        state[rows],
+                        inertia[rows],
+                        loads,
+                        rows,
+                        t0,
+                        h,
+                        steps,
+                        substeps,
+                        renormalize,
+                        traj,
+                    )
+                except BaseException:
+                    pool.discard(*key)
+                    raise
         # Only now: a run that raised leaves the state as it was.
         state[:] = final
 
