@@ -5,6 +5,7 @@ side-by-side animation."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -93,7 +94,7 @@ def test_quick_run_reports_every_engine_beside_our_methods(quick):
 
 
 def test_cli_writes_to_outputs_by_default_and_prints_the_folder(monkeypatch, tmp_path, capsys):
-    assert build_parser().parse_args(["crosscheck"]).out == "outputs/crosscheck"
+    assert build_parser().parse_args(["crosscheck"]).out == Path("outputs/crosscheck")
     monkeypatch.chdir(tmp_path)
     assert main(["crosscheck", "--quick", "--methods", "mujoco_rk4", "rk4"]) == 0
     assert "outputs/crosscheck/" in capsys.readouterr().out

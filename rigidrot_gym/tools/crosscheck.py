@@ -684,7 +684,7 @@ def write(out_dir: Path, results: Results) -> str:
 QUICK_PROBLEMS = tuple(
     Problem(p.key, p.title, p.inertia, p.omega0, p.duration / 10, p.torque) for p in PROBLEMS
 )
-QUICK_STEPS = (1 / 80, 1 / 160, 1 / 320, 1 / 640)
+QUICK_STEPS = (1 / 40, 1 / 80, 1 / 160, 1 / 320)
 
 
 def compare(methods=None, quick: bool = False, progress=None) -> Results:
