@@ -22,7 +22,7 @@ BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
 # What the set-up installs, in order. torch comes first, pinned to the CPU build the
 # project is tested with: left to the [train] extra's range, pip would pick a build that
 # pulls several GB of CUDA packages.
-INSTALLS = [["torch==2.13.0"], ["-e", ".[render,train,dev,ray,rllib,docs]"]]
+INSTALLS = [["torch==2.13.0"], ["-e", ".[render,train,dev,ray,rllib,mujoco,basilisk,docs]"]]
 COMMANDS = {
     "demo": [[str(BIN / "rigidrot"), "demo", *sys.argv[2:]]],
     "test": [

@@ -60,6 +60,9 @@ def test_outputs_exist_and_cover_every_method(out, rows, headline):
     assert (out / "work_precision.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| rk4 |" in (out / "accuracy.md").read_text()
     for name in integrators.names():
+        if integrators.get(name).engine:  # compared by rigidrot crosscheck instead
+            assert name not in headline
+            continue
         assert name in headline
         for problem in PROBLEMS:
             expected = problem != "top" or integrators.get(name).accepts_torque

@@ -125,5 +125,7 @@ def test_demo_without_the_render_extra(tmp_path):
     extra = [line for line in out.stdout.splitlines() if "[render]" in line]
     assert len(extra) == 1 and "rigidrot-gym[render]" in extra[0]
     rows = _table(out.stdout)
-    assert set(rows) == set(integrators.names()) - {"pybullet"}
+    bullet = {name for name in integrators.names() if integrators.get(name).engine == "PyBullet"}
+    assert bullet == {"pybullet", "pybullet_maximal"}
+    assert set(rows) == set(integrators.names()) - bullet
     assert sorted(p.name for p in tmp_path.iterdir()) == ["control.md", "methods.md", "omega.png"]

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_import_pulls_in_no_heavy_optional_dependency():
-    heavy = "('torch', 'pybullet', 'matplotlib', 'stable_baselines3')"
+    heavy = "('torch', 'pybullet', 'matplotlib', 'stable_baselines3', 'mujoco', 'Basilisk')"
     code = f"import sys, rigidrot_gym; print(sorted(m for m in {heavy} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

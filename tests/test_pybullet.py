@@ -1,5 +1,5 @@
-"""PyBullet as a method: its convergence, the traps of notes/pybullet.md, the env on it,
-and the cross-check tool."""
+"""PyBullet as methods: their convergence, the traps of notes/pybullet.md, the env on
+them (the cross-check tool: test_crosscheck.py)."""
 
 from __future__ import annotations
 
@@ -14,32 +14,30 @@ from rigidrot_gym.engines import bullet
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.exact import torque_free
 from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.tools.crosscheck import crosscheck, flip_times, write
+from rigidrot_gym.tools.crosscheck import flip_times
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize([0.9, 0.2, -0.3, 0.25])
 W0 = np.array([0.4, 1.1, -0.3])
 
 
-@pytest.mark.parametrize("maximal", [0, 1])
-def test_converges_to_the_exact_solution_at_first_order(maximal):
+@pytest.mark.parametrize("method", ["pybullet", "pybullet_maximal"])
+def test_converges_to_the_exact_solution_at_first_order(method):
     T = 4.0
     q_ref, w_ref = torque_free(Q0, W0, I_ASYM, T)
     hs, errors = [], []
     for n in [400, 800, 1600, 3200]:
-        traj = propagate(Q0, W0, I_ASYM, T / n, n, method="pybullet", maximal_coordinates=maximal)
+        traj = propagate(Q0, W0, I_ASYM, T / n, n, method=method)
         hs.append(T / n)
         errors.append(angle(traj.q[-1], q_ref) + np.max(np.abs(traj.omega[-1] - w_ref)))
     assert abs(slope(hs, errors) - 1.0) <= 0.3, errors
 
 
-@pytest.mark.parametrize("maximal", [0, 1])
-def test_flip_period_at_240_hz_within_a_few_percent(maximal):
+@pytest.mark.parametrize("method", ["pybullet", "pybullet_maximal"])
+def test_flip_period_at_240_hz_within_a_few_percent(method):
     """The notes' case: I = (1, 2, 3), ω0 = (0.01, 2, 0.01), dt = 1/240 s."""
     w0, dt = np.array([0.01, 2.0, 0.01]), 1 / 240
-    traj = propagate(
-        [1, 0, 0, 0], w0, I_ASYM, dt, round(40 / dt), method="pybullet", maximal_coordinates=maximal
-    )
+    traj = propagate([1, 0, 0, 0], w0, I_ASYM, dt, round(40 / dt), method=method)
     _, w_exact = torque_free([1, 0, 0, 0], w0, I_ASYM, traj.t)
     period = np.diff(flip_times(traj.t, traj.omega, axis=1))
     exact = np.diff(flip_times(traj.t, w_exact, axis=1))
@@ -123,27 +121,3 @@ def test_env_runs_on_pybullet_and_agrees_with_rk4():
     e, r = engine.unwrapped, accurate.unwrapped
     # First order at h = 10 ms over 4 s of rates ~0.1 rad/s: ~1e-3 rad apart, not more.
     assert 0 < angle(e.attitude, r.attitude) < 1e-2
-
-
-def test_crosscheck_reports_pybullet_beside_our_methods(tmp_path):
-    rows, curves = crosscheck(duration=2.0, steps=(1 / 60, 1 / 240), methods=("pybullet", "rk4"))
-    table = write(tmp_path, rows, curves)
-    assert {(r.case, r.method) for r in rows} == {
-        (c, m) for c in ("torque-free", "torqued") for m in ("pybullet", "rk4")
-    }
-    by = {(r.case, r.method, round(1 / r.dt)): r for r in rows}
-    # First order: four times the rate, a quarter of the error; rk4 is far more accurate.
-    ratio = (
-        by[("torque-free", "pybullet", 60)].final_error_deg
-        / by[("torque-free", "pybullet", 240)].final_error_deg
-    )
-    assert 3.0 < ratio < 5.0
-    assert by[("torque-free", "rk4", 240)].final_error_deg < 1e-6
-    assert (
-        by[("torque-free", "rk4", 240)].energy_drift
-        < 1e-10
-        < by[("torque-free", "pybullet", 240)].energy_drift
-    )
-    assert "pybullet" in table
-    for name in ("crosscheck.md", "crosscheck.csv", "crosscheck.png"):
-        assert (tmp_path / name).stat().st_size > 0

@@ -35,11 +35,14 @@ def test_alignment_and_rejections():
 
 
 def test_demo_and_crosscheck_tables_render_with_one_cell_per_column():
-    from rigidrot_gym.tools.crosscheck import Row, format_table
+    from rigidrot_gym.tools.crosscheck import PROBLEMS, Point, problem_table
     from rigidrot_gym.tools.demo import Row as DemoRow
     from rigidrot_gym.tools.demo import format_table as demo_table
 
     demo = demo_table([DemoRow("rk4", 1e-8, 1e-9, 1e-12, 2e-12, 3.0)])
-    cross = format_table([Row("free", "rk4", 1 / 240, 1e-8, 2e-8, 1e-12, 1e-12, float("nan"), 0.1)])
+    points = [
+        Point("tumbler", "rk4", "", dt, 1, 1e-8, 1e-8, 1e-12, 1e-12, 0.01, 0.1) for dt in (1 / 64, 1 / 256)
+    ]
+    cross = problem_table(points, PROBLEMS[0], ["rk4"])
     for table, width in ((demo, 6), (cross, 9)):
         assert {_columns(line) for line in table.splitlines()} == {width}

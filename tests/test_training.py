@@ -142,6 +142,7 @@ def test_committed_agents_are_the_ones_the_readme_names():
         "RigidRot-Detumble-v0_1",
         "RigidRot-Detumble-v0_2",
         "RigidRot-Detumble-v0_3",
+        "RigidRot-Detumble-v0_4",
         "RigidRot-Reorient-v0_1",
         "RigidRot-Reorient-v0_2",
         "RigidRot-WheelReorient-v0_1",
@@ -150,6 +151,12 @@ def test_committed_agents_are_the_ones_the_readme_names():
         p.name for p in COMMITTED if agents.read_config(p)["env_kwargs"].get("integrator") == "semi_implicit"
     ]
     assert semi == ["RigidRot-Detumble-v0_2", "RigidRot-Detumble-v0_3", "RigidRot-Reorient-v0_2"]
+    engines = [
+        p.name
+        for p in COMMITTED
+        if agents.read_config(p)["env_kwargs"].get("integrator") == "mujoco_implicitfast"
+    ]
+    assert engines == ["RigidRot-Detumble-v0_4"]
 
 
 def test_evaluate_writes_only_into_its_output_folder(tmp_path):

@@ -229,7 +229,12 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
 
     * ``scenario``: a registered id, a scenario file stem or path, or a ``Scenario``.
     * ``integrator``: any name from ``rigidrot_gym.physics.integrators.names()`` that accepts a
-      torque; ``integrator_options`` passes its options (e.g. ``{"tol": 1e-12}``).
+      torque; ``integrator_options`` passes its options (e.g. ``{"tol": 1e-12}``). Foreign
+      engines have one name per variant: ``"pybullet"``, ``"pybullet_maximal"``,
+      ``"mujoco_euler"``, ``"mujoco_implicitfast"``, ``"mujoco_implicit"``, ``"mujoco_rk4"``,
+      ``"basilisk_rk4"``, ``"basilisk_rkf45"``, ``"basilisk_rkf78"`` (extras ``[render]``,
+      ``[mujoco]``, ``[basilisk]``); they hold the torque constant in the body frame over
+      each (sub)step.
     * ``dt`` (control period, s), ``substeps`` (integration steps per period) and any
       other scenario field by its flat name (``max_torque``, ``inertia``,
       ``pointing_tolerance_deg``, ...; see ``rigidrot_gym.attitude.scenario.FIELDS``), the

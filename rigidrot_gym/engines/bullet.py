@@ -1,12 +1,14 @@
-"""PyBullet's own integrator, as a method like any other (name ``"pybullet"``).
+"""PyBullet's own integrator, as methods like any other: ``"pybullet"`` (a multibody) and
+``"pybullet_maximal"`` (a maximal-coordinates rigid body).
 
 Each body becomes a PyBullet base with no collision shape, unit mass and its principal
-moments set explicitly, in one physics client per process (kept between calls, closed
-at exit). A step of h: apply the body torque evaluated at the step's start (t, q, ω),
-``stepSimulation``, read the attitude and the angular velocity back. PyBullet's step is
-semi-implicit Euler (velocity first, then an exponential-map attitude update) with the
-gyroscopic term — explicit from the previous velocity for a multibody, implicit in the
-body frame for a maximal-coordinates rigid body (option ``maximal_coordinates``).
+moments set explicitly, in one physics client per thread (kept between calls, closed
+when the thread ends or at exit; see :mod:`~rigidrot_gym.engines.local`). A step of h:
+apply the body torque evaluated at the step's start (t, q, ω), ``stepSimulation``, read
+the attitude and the angular velocity back. PyBullet's step is semi-implicit Euler
+(velocity first, then an exponential-map attitude update) with the gyroscopic term —
+explicit from the previous velocity for a multibody (``btMultiBody``), implicit in the
+body frame for a maximal-coordinates rigid body (``btRigidBody``).
 
 The traps of ``notes/pybullet.md`` handled here: damping set to zero (default 0.04);
 mass and inertia in one ``changeDynamics`` call (inertia is otherwise taken from the
@@ -24,13 +26,15 @@ step: 1. Conserves nothing exactly. Needs the ``[render]`` extra.
 from __future__ import annotations
 
 import atexit
-import os
+from dataclasses import dataclass
 
 import numpy as np
 
+from rigidrot_gym.engines.boundary import continuous, is_torque_free, torque_of
+from rigidrot_gym.engines.local import PerThread
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.integrators.base import Method
-from rigidrot_gym.physics.torques import Loads, model_torque
+from rigidrot_gym.physics.torques import Loads
 
 _MAX_ROTATION = np.pi / 4  # rad per step: PyBullet clamps the attitude update beyond it
 
@@ -54,7 +58,6 @@ class _Simulator:
     def __init__(self):
         self.p = import_pybullet()
         self.client = self.p.connect(self.p.DIRECT)
-        self.pid = os.getpid()
         self.p.setGravity(0.0, 0.0, 0.0, physicsClientId=self.client)
         self.bodies: dict[bool, list[int]] = {False: [], True: []}
         self.moments: dict[int, tuple] = {}
@@ -90,39 +93,42 @@ class _Simulator:
         return pool[: len(moments)]
 
     def close(self) -> None:
-        if self.p.isConnected(self.client):
+        """Disconnect the client, once: its id may later name another thread's client."""
+        if self.client is not None and self.p.isConnected(self.client):
             self.p.disconnect(self.client)
+        self.client = None
 
 
-_simulator: _Simulator | None = None
+_simulators = PerThread(_Simulator)
 
 
 def simulator() -> _Simulator:
-    """This process's simulator (a forked worker gets its own client)."""
-    global _simulator
-    if _simulator is None or _simulator.pid != os.getpid():
-        _simulator = _Simulator()
-    return _simulator
+    """This thread's simulator (a new thread or forked process gets its own client)."""
+    return _simulators.get()
 
 
 @atexit.register
 def close() -> None:
-    """Disconnect this process's PyBullet client, if any (a new one opens on next use)."""
-    global _simulator
-    if _simulator is not None and _simulator.pid == os.getpid():
-        _simulator.close()
-    _simulator = None
+    """Disconnect every PyBullet client of this process (threads open new ones on next use)."""
+    _simulators.close()
 
 
+@dataclass(frozen=True, kw_only=True)
 class PyBulletMethod(Method):
-    """PyBullet behind the :class:`Method` interface; see the module docstring."""
+    """PyBullet behind the :class:`Method` interface; see the module docstring.
+
+    Attributes:
+        maximal: a maximal-coordinates ``btRigidBody`` instead of a ``btMultiBody``.
+    """
+
+    maximal: bool
 
     def run(
         self, state, inertia, loads: Loads, t0, h, steps, substeps, opts, renormalize, traj, stats
     ) -> None:
         sim = simulator()
         p, client = sim.p, sim.client
-        maximal = bool(opts[0])
+        maximal = self.maximal
         bodies = sim.bodies_for(inertia, maximal)
         hs = h / substeps
         p.setPhysicsEngineParameter(fixedTimeStep=hs, numSubSteps=1, physicsClientId=client)
@@ -133,8 +139,7 @@ class PyBulletMethod(Method):
         _set_rates(p, client, bodies, q, w)
         if traj.shape[0]:
             traj[0] = state
-        params = tuple(loads.params.T)
-        torque = model_torque if loads.compiled else loads.torque
+        torque = None if is_torque_free(loads) else torque_of(loads)
         for k in range(steps):
             for j in range(substeps):
                 t = t0 + (k * substeps + j) * hs
@@ -144,18 +149,19 @@ class PyBulletMethod(Method):
                         f"PyBullet clamps a step's rotation at π/4 rad; this step turns |ω| h = {turn:.3g} "
                         f"rad (h = {hs:g} s): use a smaller step or more substeps"
                     )
-                tau = np.stack(np.broadcast_arrays(*torque(t, tuple(q.T), tuple(w.T), params)), axis=-1)
-                for body, tau_i in zip(bodies, tau.reshape(-1, 3), strict=True):
+                for body, tau_i in zip(bodies, () if torque is None else torque(t, q, w), strict=False):
                     # Cleared after every step: apply again; LINK_FRAME is the inertial frame.
                     p.applyExternalTorque(body, -1, tau_i.tolist(), p.LINK_FRAME, physicsClientId=client)
                 p.stepSimulation(physicsClientId=client)
-                q, w = _get(p, client, bodies)
+                q_next, w = _get(p, client, bodies)
+                q = continuous(q_next, q)
                 if renormalize:
                     w = quat.rotate_inverse(q, momentum) / inertia
                     _set_rates(p, client, bodies, q, w)
-            state[:, 0:4], state[:, 4:7] = q, w
             if traj.shape[0]:
-                traj[k + 1] = state
+                traj[k + 1, :, 0:4], traj[k + 1, :, 4:7], traj[k + 1, :, 7] = q, w, state[:, 7]
+        # Only now: a run that raised leaves the state as it was.
+        state[:, 0:4], state[:, 4:7] = q, w
 
 
 def _set_poses(p, client, bodies, q, maximal) -> None:
@@ -180,18 +186,18 @@ def _get(p, client, bodies) -> tuple[np.ndarray, np.ndarray]:
     return q, quat.rotate_inverse(q, w_world)
 
 
-def _check(options):
-    if options["maximal_coordinates"] not in (0.0, 1.0):
-        raise ValueError(
-            f"pybullet option maximal_coordinates must be 0 or 1, got {options['maximal_coordinates']}"
-        )
+def _method(maximal: bool) -> PyBulletMethod:
+    kind = "a maximal-coordinates btRigidBody (gyroscopic term implicit in the body frame)"
+    if not maximal:
+        kind = "a btMultiBody (gyroscopic term explicit)"
+    return PyBulletMethod(
+        name="pybullet_maximal" if maximal else "pybullet",
+        order=1,
+        torque_evals=1,
+        engine="PyBullet",
+        source=f"PyBullet 3.2.7 stepSimulation (Bullet Physics): semi-implicit Euler on {kind}",
+        maximal=maximal,
+    )
 
 
-METHOD = PyBulletMethod(
-    name="pybullet",
-    order=1,
-    torque_evals=1,
-    source="PyBullet 3.2.7 stepSimulation (Bullet Physics): semi-implicit Euler with the gyroscopic term",
-    options={"maximal_coordinates": 0.0},
-    check=_check,
-)
+METHODS = (_method(False), _method(True))

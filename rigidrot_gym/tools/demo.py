@@ -38,7 +38,7 @@ DT = 0.01
 DURATION = 30.0
 DEFAULT_ENV = "RigidRot/Reorient-v0"
 RENDER_HINT = (
-    "without the [render] extra: no PyBullet row and no animation; "
+    "without the [render] extra: no PyBullet rows and no animation; "
     'pip install "rigidrot-gym[render]" adds them'
 )
 # The arrows of the animation, as BodyRenderer draws them.
@@ -86,7 +86,7 @@ def compare_methods(
         try:
             propagate(q0, omega0, inertia, dt, 1, method=name)  # compile (or load) the kernel first
         except DependencyNotInstalled:
-            continue  # pybullet without the [render] extra
+            continue  # an engine whose extra is not installed
 
         start = time.perf_counter()
         traj = propagate(q0, omega0, inertia, dt, steps, method=name)

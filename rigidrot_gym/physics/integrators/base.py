@@ -195,6 +195,8 @@ class Method:
             their inclusive ranges: a value outside, or not a whole number, raises instead
             of wrapping when the kernel converts it to an int64.
         check: optional validator of the options (raises ``ValueError``).
+        engine: the foreign engine that runs the method (``"PyBullet"``, ``"MuJoCo"``,
+            ``"Basilisk"``); empty for this library's own methods.
     """
 
     name: str
@@ -207,6 +209,7 @@ class Method:
     uses_potential: bool = False
     integers: Mapping[str, tuple[int, int]] = field(default_factory=dict)
     check: Callable[[dict], None] | None = None
+    engine: str = ""
 
     def pack_options(self, given: Mapping[str, float]) -> np.ndarray:
         """Method options as the float array the step reads.
