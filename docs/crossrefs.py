@@ -113,6 +113,9 @@ EXTERNAL = {
     "numba",
     "ray",
     "torch",
+    "mujoco",
+    "Basilisk",
+    "warnings",
 }
 
 

@@ -129,10 +129,13 @@ def _methods_table() -> str:
         owners = [
             m.__name__
             for m in list(sys.modules.values())
-            if getattr(m, "__name__", "").startswith(PACKAGE) and getattr(m, "METHOD", None) is method
+            if getattr(m, "__name__", "").startswith(PACKAGE)
+            and (getattr(m, "METHOD", None) is method or any(x is method for x in getattr(m, "METHODS", ())))
         ]
         if len(owners) != 1:
-            raise ValueError(f"method {name!r}: expected one module defining it as METHOD, found {owners}")
+            raise ValueError(
+                f"method {name!r}: expected one module defining it as METHOD or in METHODS, found {owners}"
+            )
         evals = f"{method.torque_evals}" + (
             f" + {method.torque_evals_per_iteration} per iteration"
             if method.torque_evals_per_iteration

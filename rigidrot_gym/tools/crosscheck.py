@@ -61,7 +61,9 @@ TIMED_STEPS = 1000  # steps of a timed run at most (the cost per step does not d
 # ns: a step such as 1/60 s is off by up to 0.5 ns at each step's end, a floor of ~1e-9 rad).
 STEPS = tuple(0.4 / 2**k for k in range(11))
 REPORT_STEPS = (1 / 80, 1 / 320)  # the steps the tables show errors at, s
-ORDER_MAX, ORDER_POINTS, FLOOR_MARGIN = 0.3, 4, 100.0
+ORDER_MAX = 0.3  # rad: errors above it are outside the asymptotic range of an order fit
+ORDER_POINTS = 4  # the finest steps an order is fitted over
+FLOOR_MARGIN = 100.0  # an error within this factor of the problem's floor is round-off
 BUDGET = 1000.0  # µs of CPU per simulated second, for the error at equal cost
 TARGETS = (1e-2, 1e-4, 1e-6)  # attitude errors (rad) for the cost ratios
 LONG_DT, LONG_STEPS, LONG_CHUNK = 0.01, 100_000, 1000
