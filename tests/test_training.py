@@ -10,6 +10,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import gymnasium as gym
@@ -94,8 +95,14 @@ def test_train_py_is_the_zoo_on_the_batched_env(tmp_path, monkeypatch, algo):
     train = _script("train")
     argv = ["--algo", algo, "--env", "RigidRot/Reorient-v0", "--seed", "1", "-f", str(tmp_path), "-n", "256"]
     argv += ["--eval-freq", "-1", "--verbose", "0", "--env-kwargs", "integrator:'semi_implicit'"]
+    start = time.perf_counter()
     train.main([*argv, "--hyperparams", *TINY[algo]])
+    elapsed = time.perf_counter() - start
     run = tmp_path / algo / "RigidRot-Reorient-v0_1"
+    # the timed part is inside the call timed here, and trained the 2 x 128 steps asked
+    seconds, rest = (run / "training_time.txt").read_text().split(" s wall time for ")
+    assert 0.0 < float(seconds) <= elapsed
+    assert rest.split()[0] == "256"
     config = agents.read_config(run)
     assert (config["algo"], config["env"], config["env_kwargs"]) == (
         algo,
