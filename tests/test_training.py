@@ -151,12 +151,25 @@ def test_committed_agents_are_the_ones_the_readme_names():
         "RigidRot-Detumble-v0_3",
         "RigidRot-Reorient-v0_1",
         "RigidRot-Reorient-v0_2",
+        "RigidRot-Reorient-v0_3",
         "RigidRot-WheelReorient-v0_1",
     ]
     semi = [
         p.name for p in COMMITTED if agents.read_config(p)["env_kwargs"].get("integrator") == "semi_implicit"
     ]
     assert semi == ["RigidRot-Detumble-v0_2", "RigidRot-Detumble-v0_3", "RigidRot-Reorient-v0_2"]
+
+
+def test_the_fast_config_is_ppo_yml_with_fewer_steps_and_made_the_committed_agent():
+    # what the README and ppo_fast.yml say of it
+    fast, default = (_hyperparameters(name, "RigidRot/Reorient-v0") for name in ("ppo_fast", "ppo"))
+    assert (fast.pop("n_timesteps"), default.pop("n_timesteps")) == (6e5, 4e6)
+    assert fast == default
+    run = AGENTS / "ppo" / "RigidRot-Reorient-v0_3"
+    config = agents.read_config(run)
+    assert {k: config[k] for k in fast} == fast and config["seed"] == 0
+    command = (run / "RigidRot-Reorient-v0" / "command.txt").read_text().split()
+    assert command[command.index("--conf-file") + 1] == "training/hyperparams/ppo_fast.yml"
 
 
 def test_evaluate_writes_only_into_its_output_folder(tmp_path):
