@@ -10,6 +10,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import gymnasium as gym
@@ -94,8 +95,14 @@ def test_train_py_is_the_zoo_on_the_batched_env(tmp_path, monkeypatch, algo):
     train = _script("train")
     argv = ["--algo", algo, "--env", "RigidRot/Reorient-v0", "--seed", "1", "-f", str(tmp_path), "-n", "256"]
     argv += ["--eval-freq", "-1", "--verbose", "0", "--env-kwargs", "integrator:'semi_implicit'"]
+    start = time.perf_counter()
     train.main([*argv, "--hyperparams", *TINY[algo]])
+    elapsed = time.perf_counter() - start
     run = tmp_path / algo / "RigidRot-Reorient-v0_1"
+    # the timed part is inside the call timed here, and trained the 2 x 128 steps asked
+    seconds, rest = (run / "training_time.txt").read_text().split(" s wall time for ")
+    assert 0.0 < float(seconds) <= elapsed
+    assert rest.split()[0] == "256"
     config = agents.read_config(run)
     assert (config["algo"], config["env"], config["env_kwargs"]) == (
         algo,
@@ -145,6 +152,7 @@ def test_committed_agents_are_the_ones_the_readme_names():
         "RigidRot-Detumble-v0_4",
         "RigidRot-Reorient-v0_1",
         "RigidRot-Reorient-v0_2",
+        "RigidRot-Reorient-v0_3",
         "RigidRot-WheelReorient-v0_1",
     ]
     semi = [
@@ -157,6 +165,18 @@ def test_committed_agents_are_the_ones_the_readme_names():
         if agents.read_config(p)["env_kwargs"].get("integrator") == "mujoco_implicitfast"
     ]
     assert engines == ["RigidRot-Detumble-v0_4"]
+
+
+def test_the_fast_config_is_ppo_yml_with_fewer_steps_and_made_the_committed_agent():
+    # what the README and ppo_fast.yml say of it
+    fast, default = (_hyperparameters(name, "RigidRot/Reorient-v0") for name in ("ppo_fast", "ppo"))
+    assert (fast.pop("n_timesteps"), default.pop("n_timesteps")) == (6e5, 4e6)
+    assert fast == default
+    run = AGENTS / "ppo" / "RigidRot-Reorient-v0_3"
+    config = agents.read_config(run)
+    assert {k: config[k] for k in fast} == fast and config["seed"] == 0
+    command = (run / "RigidRot-Reorient-v0" / "command.txt").read_text().split()
+    assert command[command.index("--conf-file") + 1] == "training/hyperparams/ppo_fast.yml"
 
 
 def test_evaluate_writes_only_into_its_output_folder(tmp_path):

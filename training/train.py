@@ -21,10 +21,12 @@ import argparse
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import rl_zoo3.train as zoo_train
 from rl_zoo3.exp_manager import ExperimentManager
+from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecFrameStack, VecMonitor
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
@@ -60,6 +62,17 @@ class BatchedExperimentManager(ExperimentManager):
         if self.frame_stack is not None:
             env = VecFrameStack(env, self.frame_stack)
         return env
+
+    def learn(self, model: BaseAlgorithm) -> None:
+        """The zoo's training, timed: the wall time of ``model.learn`` (sampling, gradient
+        steps and the zoo's callbacks, without start-up and saving) goes to
+        ``training_time.txt`` in the run folder."""
+        start = time.perf_counter()
+        super().learn(model)
+        seconds = time.perf_counter() - start
+        line = f"{seconds:.1f} s wall time for {model.num_timesteps} steps ({self.n_timesteps:.0f} asked)\n"
+        print(f"Training time: {line}", end="")
+        (Path(self.save_path) / "training_time.txt").write_text(line)
 
     def _save_config(self, saved_hyperparams: dict) -> None:
         super()._save_config(saved_hyperparams)
