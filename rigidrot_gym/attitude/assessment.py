@@ -24,17 +24,17 @@ def score(angle, rate, effort, constants, inv_max_rate, stepped, steps, hold, ho
     streak ``hold`` move on, and it terminates (unsafe rate, or success held ``hold_steps``
     steps if that is > 0) or truncates (``max_steps`` steps if > 0); else both flags are
     false. Returns (reward, success, terminated, truncated, steps, hold)."""
-    success = angle <= constants[0] and rate <= constants[1]
+    # Bitwise operators and selects, no branches: in a loop over bodies, a branch keeps it
+    # from vectorising.
+    success = (angle <= constants[0]) & (rate <= constants[1])
     unsafe = rate > constants[2]
     penalty = (
         constants[3] * angle * _INV_PI + constants[4] * min(rate * inv_max_rate, 1.0) + constants[5] * effort
     )
-    terminated = truncated = False
-    if stepped:
-        steps += 1
-        hold = hold + 1 if success else 0
-        terminated = unsafe or (hold_steps > 0 and hold >= hold_steps)
-        truncated = not terminated and max_steps > 0 and steps >= max_steps
+    steps = steps + 1 if stepped else steps
+    hold = (hold + 1 if success else 0) if stepped else hold
+    terminated = stepped & (unsafe | ((hold_steps > 0) & (hold >= hold_steps)))
+    truncated = stepped & (not terminated) & (max_steps > 0) & (steps >= max_steps)
     reward = -penalty + constants[6] * success - constants[7] * unsafe
     return reward, success, terminated, truncated, steps, hold
 

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from rigidrot_gym.attitude.assessment import score
-from rigidrot_gym.attitude.observation import error_observation, half_angle
+from rigidrot_gym.attitude.observation import attitude_error, half_angle, scaled_rates
 from rigidrot_gym.attitude.task import POINTING_DEG, RATE, REWARD, SUCCESS, TERMINATED, TRUNCATED
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
@@ -57,7 +57,7 @@ def _valid(work, i):
     for c in range(STATE_SIZE):
         finite += work[c, i] * 0.0
     norm2 = work[0, i] ** 2 + work[1, i] ** 2 + work[2, i] ** 2 + work[3, i] ** 2
-    return finite == 0.0 and abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE
+    return (finite == 0.0) & (abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE)
 
 
 @jitable
@@ -92,9 +92,10 @@ def control_period(
     Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
     principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
     axes; ``work`` (8, N) and ``params`` (SIZE, N) scratch; ``steps``, ``hold`` (N,) int64;
-    ``obs`` (N, 7) float32; ``out`` (6, N) (rows ``REWARD`` …); ``scratch`` (14, N): the integrator's
+    ``obs`` (N, 7) float32; ``out`` (6, N) (rows ``REWARD`` …); ``scratch`` (21, N): the integrator's
     statistics (rows 0-1), the clipped actions (2-4), the observation, pointing error and
-    rate (5-13). ``principal_axes``: every B is the identity.
+    rate (5-13), the body-frame attitude and rates unless ``principal_axes`` (14-20).
+    ``principal_axes``: every B is the identity.
 
     τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B is held over the period; the method advances
     ``work`` by ``dt`` in ``substeps``; every advanced state must be finite with a unit
@@ -105,15 +106,17 @@ def control_period(
     scratch).
     """
     n = state.shape[1]
-    acts, results = scratch[2:5], scratch[5:14]
-    # Counted, not searched (an early exit stops the loop vectorising): found only if any.
-    nonfinite = 0
+    acts, results, stats = scratch[2:5], scratch[5:14], scratch[0:2]
+    inv_max_rate = 1.0 / constants[2]
+    # Failures are counted, not searched (an early exit stops a loop vectorising), and
+    # looked for only if there are any.
+    nonfinite = failed = invalid = 0
     for i in range(n):
-        # A waiting body's action may be anything (and without ``stepped`` every action):
-        # it is read but not used.
-        live = stepped and not waiting[i]
+        # A waiting body's action may be anything (and without ``stepped`` every
+        # action): it is read but not used.
+        live = stepped & (not waiting[i])
         x, y, z = action[i, 0], action[i, 1], action[i, 2]
-        nonfinite += live and not (np.isfinite(x) and np.isfinite(y) and np.isfinite(z))
+        nonfinite += live & (not (np.isfinite(x) & np.isfinite(y) & np.isfinite(z)))
         a = (
             min(max(x, -1.0), 1.0) if live else 0.0,
             min(max(y, -1.0), 1.0) if live else 0.0,
@@ -123,15 +126,10 @@ def control_period(
         tau = qrotate_inv(_column4(principal, i), vec.mul(a, _column3(max_torque, i)))
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
     if nonfinite:
-        for i in range(n):
-            if not waiting[i] and not (
-                np.isfinite(action[i, 0]) and np.isfinite(action[i, 1]) and np.isfinite(action[i, 2])
-            ):
-                return NONFINITE_ACTION, i
+        return _first_failure(action, waiting, work, stats, nonfinite, failed)
     for c in range(STATE_SIZE):
         for i in range(n):
             work[c, i] = state[c, i]
-    stats = scratch[0:2]
     for i in range(n):
         stats[0, i] = 0.0
         stats[1, i] = 0.0
@@ -153,34 +151,35 @@ def control_period(
         work.reshape((1, STATE_SIZE, n))[:0],  # no trajectory to record
         stats,
     )
-    failed = invalid = 0
     for i in range(n):
         live = not waiting[i]
-        failed += live and np.isinf(stats[0, i])
-        invalid += live and not _valid(work, i)
+        failed += live & np.isinf(stats[0, i])
+        invalid += live & (not _valid(work, i))
     if failed or invalid:
-        kind = NOT_CONVERGED if failed else INVALID_STATE
+        return _first_failure(action, waiting, work, stats, nonfinite, failed)
+    inv_actions = 1.0 / 3.0
+    hold_steps, max_steps = limits[0], limits[1]
+    # The arithmetic, into scratch rows (a loop that reads and writes few arrays
+    # vectorises; one with a branch or an inner loop does not) ...
+    body = work  # the body-frame attitude and rates: the state itself, or turned in scratch
+    if not principal_axes:
+        body = scratch[14:21]
         for i in range(n):
-            if not waiting[i] and (np.isinf(stats[0, i]) if failed else not _valid(work, i)):
-                return kind, i
-    inv_max_rate = 1.0 / constants[2]
-    # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises) ...
-    for i in range(n):
-        q, w = _column4(work, i), (work[4, i], work[5, i], work[6, i])
-        if not principal_axes:
             b = _column4(principal, i)
-            q, w = qmul(q, qconj(b)), qrotate(b, w)
-        o, sin_half, cos_half = error_observation(q, w, _column4(target, i), inv_max_rate)
-        for k in range(7):
-            results[k, i] = o[k]
+            body[0, i], body[1, i], body[2, i], body[3, i] = qmul(_column4(work, i), qconj(b))
+            body[4, i], body[5, i], body[6, i] = qrotate(b, (work[4, i], work[5, i], work[6, i]))
+    for i in range(n):
+        dq, sin_half, cos_half = attitude_error(_column4(body, i), _column4(target, i))
+        results[0, i], results[1, i], results[2, i], results[3, i] = dq
         results[7, i] = 2.0 * half_angle(sin_half, cos_half)
-        results[8, i] = vec.norm((work[4, i], work[5, i], work[6, i]))
+    for i in range(n):
+        w = (body[4, i], body[5, i], body[6, i])
+        results[4, i], results[5, i], results[6, i] = scaled_rates(w, inv_max_rate)
+        results[8, i] = vec.norm((work[4, i], work[5, i], work[6, i]))  # as the unfused step's
     for c in range(STATE_SIZE):
         for i in range(n):
             state[c, i] = state[c, i] if waiting[i] else work[c, i]
     # ... then the bookkeeping (selects: a waiting body keeps its values) ...
-    inv_actions = 1.0 / 3.0
-    hold_steps, max_steps = limits[0], limits[1]
     for i in range(n):
         live = not waiting[i]
         angle, rate = results[7, i], results[8, i]
@@ -201,6 +200,25 @@ def control_period(
         if not waiting[i]:
             for k in range(7):
                 obs[i, k] = results[k, i]
+    return OK, -1
+
+
+@jitable
+def _first_failure(action, waiting, work, stats, nonfinite, failed):
+    """(kind, body) of the first body not ``waiting`` whose action is not finite, else
+    (if any ``failed``) whose implicit step did not converge, else whose staged state is
+    invalid."""
+    for i in range(work.shape[1]):
+        if waiting[i]:
+            continue
+        if nonfinite:
+            if not (np.isfinite(action[i, 0]) and np.isfinite(action[i, 1]) and np.isfinite(action[i, 2])):
+                return NONFINITE_ACTION, i
+        elif failed:
+            if np.isinf(stats[0, i]):
+                return NOT_CONVERGED, i
+        elif not _valid(work, i):
+            return INVALID_STATE, i
     return OK, -1
 
 

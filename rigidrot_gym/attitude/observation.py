@@ -112,21 +112,32 @@ def body_frame(state, principal, principal_axes, i):
 
 
 @jitable
-def error_observation(q, w, target, inv_max_rate):
-    """One body's observation (δq with w ≥ 0, clipped ω / ω_max) as a 7-tuple, and the sine
-    and cosine of half its pointing error, |δq_xyz| and |δq_w|."""
+def attitude_error(q, target):
+    """δq = target* ⊗ q with w ≥ 0 (4-tuple), and the sine and cosine of half the pointing
+    error, |δq_xyz| and |δq_w|."""
     error = qmul(qconj(target), q)
     sign = select(error[0] < 0.0, -1.0, 1.0)
-    obs = (
-        sign * error[0],
-        sign * error[1],
-        sign * error[2],
-        sign * error[3],
+    signed = (sign * error[0], sign * error[1], sign * error[2], sign * error[3])
+    return signed, vec.norm((error[1], error[2], error[3])), abs(error[0])
+
+
+@jitable
+def scaled_rates(w, inv_max_rate):
+    """ω / ω_max clipped to [-1, 1] (3-tuple)."""
+    return (
         min(max(w[0] * inv_max_rate, -1.0), 1.0),
         min(max(w[1] * inv_max_rate, -1.0), 1.0),
         min(max(w[2] * inv_max_rate, -1.0), 1.0),
     )
-    return obs, vec.norm((error[1], error[2], error[3])), abs(error[0])
+
+
+@jitable
+def error_observation(q, w, target, inv_max_rate):
+    """One body's observation (:func:`attitude_error`'s δq, :func:`scaled_rates`) as a
+    7-tuple, and the sine and cosine of half its pointing error."""
+    dq, sin_half, cos_half = attitude_error(q, target)
+    rates = scaled_rates(w, inv_max_rate)
+    return (dq[0], dq[1], dq[2], dq[3], rates[0], rates[1], rates[2]), sin_half, cos_half
 
 
 @njit(cache=True, error_model="numpy")

@@ -38,7 +38,7 @@ class Workspace:
         sensed, sensed_half: the state as the sensors report it, and its half angles.
         true_obs: (N, size) the observation of the true state (its pointing error scores).
         soa_state, soa_params, scratch: the compiled step's staged states (8, N), held
-            torque parameters (SIZE, N) and statistics, actions and results (14, N)
+            torque parameters (SIZE, N) and statistics, actions and results (21, N)
             (:func:`~rigidrot_gym.attitude.fused.control_period`).
     """
 
@@ -57,7 +57,7 @@ class Workspace:
         self.true_obs = np.zeros((n, obs_size), dtype=np.float32)
         self.soa_state = np.zeros((STATE_SIZE, n))
         self.soa_params = np.zeros((torques.SIZE, n))
-        self.scratch = np.zeros((14, n))
+        self.scratch = np.zeros((21, n))
 
 
 @njit(cache=True)

@@ -133,13 +133,19 @@ def advance(
                 q, w, s, iterations = step(
                     m, t0 + m * hs, hs, q, w, state[7, i], moments, torque, potential, parameters(p, i), opts
                 )
-                if renormalize:
-                    w = vec.div(qrotate_inv(q, (momentum[0, i], momentum[1, i], momentum[2, i])), moments)
                 state[0, i], state[1, i], state[2, i], state[3, i] = q
                 state[4, i], state[5, i], state[6, i] = w
                 state[7, i] = s
                 stats[0, i] = np.maximum(stats[0, i], iterations)
                 stats[1, i] = stats[1, i] + iterations
+            # A loop of its own: a branch in the loop above keeps it from vectorising (RK4
+            # over 4096 bodies: 45 ns per body-step instead of 14).
+            if renormalize:
+                for i in bodies(state.shape[1]):
+                    q = (state[0, i], state[1, i], state[2, i], state[3, i])
+                    moments = (inertia[0, i], inertia[1, i], inertia[2, i])
+                    w = vec.div(qrotate_inv(q, (momentum[0, i], momentum[1, i], momentum[2, i])), moments)
+                    state[4, i], state[5, i], state[6, i] = w
         j += stop - n
         n = stop
         if j == substeps:
