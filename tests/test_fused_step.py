@@ -7,7 +7,10 @@
   against each generator's own ``Generator.random``, value for value, for a mix of bit
   generators, and the generators' states after the draw;
 * a plain env's step and reset: one compiled kernel per method, loaded from numba's on-disk
-  cache in a second process (no compilation at all).
+  cache in a second process (no compilation at all);
+* ``num_threads=2``: rows spread over three blocks of bodies, the last one partial, each
+  the single env's bit for bit through autoresets, the caller's numba thread setting put
+  back, and the settings it cannot take refused.
 """
 
 from __future__ import annotations
@@ -16,10 +19,13 @@ import os
 import subprocess
 import sys
 
+import gymnasium as gym
+import numba
 import numpy as np
+import pytest
 from numba import njit
 
-from rigidrot_gym.attitude import draws
+from rigidrot_gym.attitude import draws, fused
 from rigidrot_gym.attitude.observation import half_angle
 
 
@@ -97,3 +103,52 @@ def test_a_plain_env_loads_its_kernels_from_the_cache(tmp_path):
         assert result.returncode == 0, result.stderr
         counts.append(int(result.stdout.split()[-1]))
     assert counts[0] > 0 and counts[1] == 0, counts
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread on this machine")
+def test_two_threads_give_each_row_the_single_envs_motion():
+    n, seed, max_steps = 2 * fused.BLOCK + 37, 5, 12  # short episodes: autoresets in the window
+    vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=n, max_episode_steps=max_steps, num_threads=2)
+    rows = (0, fused.BLOCK - 1, fused.BLOCK, n - 1)  # both sides of a block's edge, and the last
+    singles = {i: gym.make("RigidRot/Reorient-v0", max_episode_steps=max_steps) for i in rows}
+    # large actions: some rows spin past the rate limit and end early
+    actions = np.random.default_rng(2).uniform(-1.2, 1.2, size=(30, n, 3)).astype(np.float32)
+    obs, _ = vec.reset(seed=seed)
+    for i, env in singles.items():
+        np.testing.assert_array_equal(obs[i], env.reset(seed=seed + i)[0])
+    numba.set_num_threads(1)
+    pending = dict.fromkeys(rows, False)
+    for step_actions in actions:
+        obs, reward, terminated, truncated, _ = vec.step(step_actions)
+        assert numba.get_num_threads() == 1
+        for i, env in singles.items():
+            if pending[i]:
+                o, r, te, tr = env.reset()[0], 0.0, False, False
+            else:
+                o, r, te, tr, _ = env.step(step_actions[i])
+            pending[i] = te or tr
+            np.testing.assert_array_equal(obs[i], o)
+            assert (reward[i], terminated[i], truncated[i]) == (r, te, tr)
+    assert any(pending.values()) or vec.unwrapped.batch.steps.max() < max_steps
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs", "message"),
+    [
+        ("RigidRot/Reorient-v0", {"num_threads": 0}, "num_threads must be an integer in"),
+        ("RigidRot/Reorient-v0", {"num_threads": numba.config.NUMBA_NUM_THREADS + 1}, "num_threads must be"),
+        ("RigidRot/Reorient-v0", {"num_threads": 2.0}, "num_threads must be an integer in"),
+        (
+            "RigidRot/WheelReorient-v0",
+            {"num_threads": 2},
+            "num_threads must be 1 for a scenario with realism",
+        ),
+        ("RigidRot/Reorient-v0", {"num_threads": 2, "integrator": "pybullet"}, "num_threads must be 1 for"),
+    ],
+)
+def test_threads_it_cannot_use_are_refused(env_id, kwargs, message):
+    if kwargs["num_threads"] == 2 and numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba has one thread on this machine")
+    with pytest.raises(ValueError, match=message):
+        gym.make_vec(env_id, num_envs=4, **kwargs)

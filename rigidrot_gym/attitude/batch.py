@@ -22,7 +22,7 @@ A step may cover a subset of the bodies (a vector env's rows that await their au
 are not integrated).
 
 Without realism options the whole step is one compiled call
-(:func:`~rigidrot_gym.attitude.fused.control_period`: steps 1-3, over component-major
+(:func:`~rigidrot_gym.attitude.fused.kernel_of`: steps 1-3, over component-major
 arrays so that the loops over bodies vectorise); the per-body arrays are therefore stored
 component-major and read by rows through transposed views (:attr:`AttitudeBatch.state` ...).
 The realism options of a scenario (:attr:`Scenario.realistic`) add, in compiled kernels
@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numba
 import numpy as np
 
 from rigidrot_gym.attitude import fused, randomization
@@ -89,6 +90,16 @@ def _info(pointing_error_deg, rate, success, wheels: tuple[np.ndarray, Any] | No
     if wheels is not None:
         info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
     return info
+
+
+def _on_threads(kernel, threads: int, args: tuple) -> Any:
+    """``kernel(*args)`` on ``threads`` of numba's threads (this thread's setting is put back)."""
+    before = numba.get_num_threads()
+    numba.set_num_threads(threads)
+    try:
+        return kernel(*args)
+    finally:
+        numba.set_num_threads(before)
 
 
 @dataclass
@@ -140,6 +151,11 @@ class AttitudeBatch:
         scenario: the task; its ``max_episode_steps`` truncates every episode.
         num_bodies: N.
         integrator_options: options of the scenario's integrator (e.g. ``tol``).
+        num_threads: threads of the compiled step (numba's, at most
+            ``numba.config.NUMBA_NUM_THREADS``); above 1 only for a scenario without
+            realism options and a library method (the step that is one compiled call),
+            whose threaded kernel then compiles on first use. Results are bitwise those of
+            one thread.
     """
 
     def __init__(
@@ -147,9 +163,11 @@ class AttitudeBatch:
         scenario: Scenario,
         num_bodies: int,
         integrator_options: dict[str, Any] | None = None,
+        num_threads: int = 1,
     ):
         if integrator_options is not None and not isinstance(integrator_options, dict):
             raise ValueError(f"integrator_options must be a dict or None, got {integrator_options!r}")
+        self.num_threads = validation.count(num_threads, "num_threads", 1, numba.config.NUMBA_NUM_THREADS)
         self.scenario = scenario
         self.num_bodies = validation.count(num_bodies, "num_envs", minimum=1, maximum=MAX_BODIES)
         self.method = integrators.get(scenario.integrator)
@@ -180,11 +198,13 @@ class AttitudeBatch:
         # What the compiled step reads for an evaluation without a step (float32, as agents'
         # actions are, so that it is the same compiled specialisation).
         self._idle_actions = np.zeros((n, self.actuators.count), dtype=np.float32)
-        self._fused = (
-            None
-            if scenario.realistic or not isinstance(self.method, integrators.ComponentMethod)
-            else fused.kernel_of(self.method.step)
-        )
+        fusable = not scenario.realistic and isinstance(self.method, integrators.ComponentMethod)
+        if self.num_threads > 1 and not fusable:
+            raise ValueError(
+                f"num_threads must be 1 for a scenario with realism options or an engine's method "
+                f"(integrator {scenario.integrator!r}), got {self.num_threads}"
+            )
+        self._fused = fused.kernel_of(self.method.step, self.num_threads > 1) if fusable else None
         self._limits = np.array([scenario.success_hold_steps, scenario.max_episode_steps], dtype=np.int64)
         self._work = Workspace(n, m, self.obs.shape[1])
         self._realistic, self._wheels = scenario.realistic, scenario.wheels
@@ -353,32 +373,14 @@ class AttitudeBatch:
 
     def _step_fused(self, action: np.ndarray | None, waiting: np.ndarray) -> None:
         """The plain task's step (or, with ``action`` None, the evaluation of the bodies not
-        ``waiting`` as they are): one call of :func:`~rigidrot_gym.attitude.fused.control_period`."""
+        ``waiting`` as they are): one call of the kernel of :func:`~rigidrot_gym.attitude.fused.kernel_of`."""
         work, s = self._work, self.scenario
         stepped = action is not None
-        kind, body = self._fused(
-            action if stepped else self._idle_actions,
-            waiting,
-            self._max_torque,
-            self._principal,
-            self._principal_axes,
-            self._target,
-            self._moments,
-            self._state,
-            work.soa_state,
-            work.soa_params,
-            self.opts,
-            s.dt,
-            s.substeps,
-            stepped,
-            self.constants,
-            self._limits,
-            self.steps,
-            self.hold,
-            self.obs,
-            self._out,
-            work.scratch,
-        )
+        args = self._fused_arguments(action if stepped else self._idle_actions, waiting, s.substeps, stepped)
+        if self.num_threads == 1:
+            kind, body = self._fused(*args)
+        else:
+            kind, body = _on_threads(self._fused, self.num_threads, args)
         if kind == fused.OK:
             return
         if kind == fused.NONFINITE_ACTION:
@@ -393,6 +395,35 @@ class AttitudeBatch:
                 f"{int(live.sum())} bodies (options {options}); reduce the step or raise max_iter"
             )
         raise divergence_error(s.integrator, s.dt, s.substeps, body, work.soa_state[:, body])
+
+    def _fused_arguments(
+        self, action: np.ndarray, waiting: np.ndarray, substeps: int, stepped: bool
+    ) -> tuple:
+        """The arguments of the fused kernel's call (:func:`~rigidrot_gym.attitude.fused.kernel_of`)."""
+        work = self._work
+        return (
+            action,
+            waiting,
+            self._max_torque,
+            self._principal,
+            self._principal_axes,
+            self._target,
+            self._moments,
+            self._state,
+            work.soa_state,
+            work.soa_params,
+            self.opts,
+            self.scenario.dt,
+            substeps,
+            stepped,
+            self.constants,
+            self._limits,
+            self.steps,
+            self.hold,
+            self.obs,
+            self._out,
+            work.scratch,
+        )
 
     def _integrate(self, rows: np.ndarray) -> None:
         """Advance the bodies ``rows`` by one control period: staged, checked, committed."""

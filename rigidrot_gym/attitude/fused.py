@@ -1,7 +1,7 @@
 """One compiled call per control period of the plain task (ideal torquers, no realism option).
 
-:func:`control_period` runs the whole step of every body in one pass of compiled code:
-action to torque, the integration over the sub-steps (the method's own step, through the
+The kernel of :func:`kernel_of` runs the whole step of every body in one call of compiled
+code: action to torque, the integration over the sub-steps (the method's own step, through the
 library's :func:`~rigidrot_gym.physics.integrators.base.advance`), the checks, the commit, the
 observation, the reward and the flags. The arrays are component-major (structure of arrays:
 ``state[c, i]`` is component c of body i), so that the loops over bodies vectorise.
@@ -11,9 +11,11 @@ integrated in scratch (``work``) and checked, and only then committed; a failure
 its kind and body, and the caller raises. Bodies marked ``waiting`` (a vector env's rows
 about to autoreset) are neither read, checked nor written.
 
-Each method gets its own compiled kernel (:func:`kernel_of`), a module-level closure over
-its step function that numba caches on disk (a dispatcher passed as an argument would
-defeat the cache), so that a run compiles only the method it uses.
+Each method gets its own compiled kernel (:func:`kernel_of`), a closure over its step
+function that numba caches on disk (a dispatcher passed as an argument would defeat the
+cache), so that a run compiles only the method it uses. The kernel makes passes over
+blocks of bodies (``prange``): compiled with ``parallel=True`` (``num_threads`` > 1 in the
+envs), numba's threads share the blocks.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import functools
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from rigidrot_gym.attitude.assessment import score
 from rigidrot_gym.attitude.observation import attitude_error, half_angle, scaled_rates
@@ -30,12 +32,14 @@ from rigidrot_gym.attitude.task import POINTING_DEG, RATE, REWARD, SUCCESS, TERM
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.jit import bodies, jitable
 from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
 from rigidrot_gym.physics.validation import UNIT_TOLERANCE
 
 # What a control period returns: (kind, body); kind OK, or why nothing was committed.
 OK, NONFINITE_ACTION, NOT_CONVERGED, INVALID_STATE = range(4)
+# Bodies per block of a pass (the unit of work of a thread).
+BLOCK = 256
 _TO_DEGREES = 180.0 / np.pi
 
 
@@ -61,59 +65,15 @@ def _valid(work, i):
 
 
 @jitable
-def control_period(
-    step,
-    action,
-    waiting,
-    max_torque,
-    principal,
-    principal_axes,
-    target,
-    moments,
-    state,
-    work,
-    params,
-    opts,
-    dt,
-    substeps,
-    stepped,
-    constants,
-    limits,
-    steps,
-    hold,
-    obs,
-    out,
-    scratch,
-):
-    """One control period of every body not ``waiting`` ((N,) bool); without ``stepped``,
-    only the observation and outputs of their current state (at reset: no action is read,
-    nothing advances, the flags are false).
-
-    Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
-    principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
-    axes; ``work`` (8, N) and ``params`` (SIZE, N) scratch; ``steps``, ``hold`` (N,) int64;
-    ``obs`` (N, 7) float32; ``out`` (6, N) (rows ``REWARD`` …); ``scratch`` (21, N): the integrator's
-    statistics (rows 0-1), the clipped actions (2-4), the observation, pointing error and
-    rate (5-13), the body-frame attitude and rates unless ``principal_axes`` (14-20).
-    ``principal_axes``: every B is the identity.
-
-    τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B is held over the period; the method advances
-    ``work`` by ``dt`` in ``substeps``; every advanced state must be finite with a unit
-    attitude; then ``state`` takes it and the observation and :func:`score` are computed.
-
-    Returns (kind, body): (``OK``, -1), or the first body whose action is not finite,
-    whose implicit step did not converge or whose state is invalid (nothing written but
-    scratch).
-    """
-    n = state.shape[1]
-    acts, results, stats = scratch[2:5], scratch[5:14], scratch[0:2]
-    inv_max_rate = 1.0 / constants[2]
-    # Failures are counted, not searched (an early exit stops a loop vectorising), and
-    # looked for only if there are any.
-    nonfinite = failed = invalid = 0
-    for i in range(n):
-        # A waiting body's action may be anything (and without ``stepped`` every
-        # action): it is read but not used.
+def _actions(action, waiting, stepped, principal, max_torque, params, scratch, lo, hi):
+    """Clipped actions (scratch rows 2-4) and held principal-axes torques (``params``) of
+    bodies ``lo`` … ``hi`` − 1; returns how many of them, not waiting, have a non-finite
+    action."""
+    acts = scratch[2:5]
+    nonfinite = 0
+    for i in bodies(lo, hi):
+        # A waiting body's action may be anything (and without ``stepped`` every action):
+        # it is read but not used.
         live = stepped & (not waiting[i])
         x, y, z = action[i, 0], action[i, 1], action[i, 2]
         nonfinite += live & (not (np.isfinite(x) & np.isfinite(y) & np.isfinite(z)))
@@ -125,12 +85,18 @@ def control_period(
         acts[0, i], acts[1, i], acts[2, i] = a
         tau = qrotate_inv(_column4(principal, i), vec.mul(a, _column3(max_torque, i)))
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
-    if nonfinite:
-        return _first_failure(action, waiting, work, stats, nonfinite, failed)
+    return nonfinite
+
+
+@jitable
+def _stage(step, waiting, moments, state, work, params, opts, dt, substeps, stepped, scratch, lo, hi):
+    """Bodies ``lo`` … ``hi`` − 1 advanced into ``work``; returns how many of them, not
+    waiting, did not converge and how many are invalid."""
+    stats = scratch[0:2]
     for c in range(STATE_SIZE):
-        for i in range(n):
+        for i in bodies(lo, hi):
             work[c, i] = state[c, i]
-    for i in range(n):
+    for i in bodies(lo, hi):
         stats[0, i] = 0.0
         stats[1, i] = 0.0
     advance(
@@ -148,39 +114,66 @@ def control_period(
         opts,
         False,
         work[:3, :0],  # no angular momentum to renormalise with
-        work.reshape((1, STATE_SIZE, n))[:0],  # no trajectory to record
+        work.reshape((1, STATE_SIZE, work.shape[1]))[:0],  # no trajectory to record
         stats,
+        lo,
+        hi,
     )
-    for i in range(n):
+    failed = invalid = 0
+    for i in bodies(lo, hi):
         live = not waiting[i]
         failed += live & np.isinf(stats[0, i])
         invalid += live & (not _valid(work, i))
-    if failed or invalid:
-        return _first_failure(action, waiting, work, stats, nonfinite, failed)
-    inv_actions = 1.0 / 3.0
-    hold_steps, max_steps = limits[0], limits[1]
-    # The arithmetic, into scratch rows (a loop that reads and writes few arrays
-    # vectorises; one with a branch or an inner loop does not) ...
+    return failed, invalid
+
+
+@jitable
+def _commit(
+    waiting,
+    principal,
+    principal_axes,
+    target,
+    state,
+    work,
+    stepped,
+    constants,
+    limits,
+    steps,
+    hold,
+    obs,
+    out,
+    scratch,
+    lo,
+    hi,
+):
+    """Bodies ``lo`` … ``hi`` − 1 take their staged states; their observations, outputs and
+    counters follow."""
+    acts, results = scratch[2:5], scratch[5:14]
+    inv_max_rate = 1.0 / constants[2]
+    # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises;
+    # one with a branch or an inner loop does not) ...
     body = work  # the body-frame attitude and rates: the state itself, or turned in scratch
     if not principal_axes:
         body = scratch[14:21]
-        for i in range(n):
+        for i in bodies(lo, hi):
             b = _column4(principal, i)
             body[0, i], body[1, i], body[2, i], body[3, i] = qmul(_column4(work, i), qconj(b))
             body[4, i], body[5, i], body[6, i] = qrotate(b, (work[4, i], work[5, i], work[6, i]))
-    for i in range(n):
+    for i in bodies(lo, hi):
         dq, sin_half, cos_half = attitude_error(_column4(body, i), _column4(target, i))
         results[0, i], results[1, i], results[2, i], results[3, i] = dq
         results[7, i] = 2.0 * half_angle(sin_half, cos_half)
-    for i in range(n):
+    for i in bodies(lo, hi):
         w = (body[4, i], body[5, i], body[6, i])
         results[4, i], results[5, i], results[6, i] = scaled_rates(w, inv_max_rate)
         results[8, i] = vec.norm((work[4, i], work[5, i], work[6, i]))  # as the unfused step's
     for c in range(STATE_SIZE):
-        for i in range(n):
+        for i in bodies(lo, hi):
             state[c, i] = state[c, i] if waiting[i] else work[c, i]
     # ... then the bookkeeping (selects: a waiting body keeps its values) ...
-    for i in range(n):
+    inv_actions = 1.0 / 3.0
+    hold_steps, max_steps = limits[0], limits[1]
+    for i in bodies(lo, hi):
         live = not waiting[i]
         angle, rate = results[7, i], results[8, i]
         effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
@@ -196,15 +189,14 @@ def control_period(
         out[TERMINATED, i] = terminated if live else out[TERMINATED, i]
         out[TRUNCATED, i] = truncated if live else out[TRUNCATED, i]
     # ... and the observations, body by body (float32 rows of 7).
-    for i in range(n):
+    for i in bodies(lo, hi):
         if not waiting[i]:
             for k in range(7):
                 obs[i, k] = results[k, i]
-    return OK, -1
 
 
 @jitable
-def _first_failure(action, waiting, work, stats, nonfinite, failed):
+def _first_failure(action, waiting, work, scratch, nonfinite, failed):
     """(kind, body) of the first body not ``waiting`` whose action is not finite, else
     (if any ``failed``) whose implicit step did not converge, else whose staged state is
     invalid."""
@@ -215,16 +207,15 @@ def _first_failure(action, waiting, work, stats, nonfinite, failed):
             if not (np.isfinite(action[i, 0]) and np.isfinite(action[i, 1]) and np.isfinite(action[i, 2])):
                 return NONFINITE_ACTION, i
         elif failed:
-            if np.isinf(stats[0, i]):
+            if np.isinf(scratch[0, i]):
                 return NOT_CONVERGED, i
         elif not _valid(work, i):
             return INVALID_STATE, i
     return OK, -1
 
 
-def _compile(step: Callable) -> Callable:
-    @njit(cache=True, error_model="numpy")
-    def kernel(
+def _compile(step: Callable, parallel: bool) -> Callable:
+    def control_period(
         action,
         waiting,
         max_torque,
@@ -247,35 +238,78 @@ def _compile(step: Callable) -> Callable:
         out,
         scratch,
     ):
-        return control_period(
-            step,
-            action,
-            waiting,
-            max_torque,
-            principal,
-            principal_axes,
-            target,
-            moments,
-            state,
-            work,
-            params,
-            opts,
-            dt,
-            substeps,
-            stepped,
-            constants,
-            limits,
-            steps,
-            hold,
-            obs,
-            out,
-            scratch,
-        )
+        """One control period of every body not ``waiting`` ((N,) bool); without ``stepped``,
+        only the observation and outputs of their current state (at reset: no action is read,
+        nothing advances, the flags are false).
 
-    return kernel
+        Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
+        principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
+        axes; ``work`` (8, N) and ``params`` (SIZE, N) scratch; ``steps``, ``hold`` (N,) int64;
+        ``obs`` (N, 7) float32; ``out`` (6, N) (rows ``REWARD`` …); ``scratch`` (21, N): the integrator's
+        statistics (rows 0-1), the clipped actions (2-4), the observation, pointing error and
+        rate (5-13), the body-frame attitude and rates unless ``principal_axes`` (14-20).
+        ``principal_axes``: every B is the identity.
+
+        τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B is held over the period; the method advances
+        ``work`` by ``dt`` in ``substeps``; every advanced state must be finite with a unit
+        attitude; then ``state`` takes it and the observation and :func:`score` are computed.
+
+        Returns (kind, body): (``OK``, -1), or the first body whose action is not finite,
+        whose implicit step did not converge or whose state is invalid (nothing written but
+        scratch).
+        """
+        n = state.shape[1]
+        blocks = (n + BLOCK - 1) // BLOCK
+        # Three passes over blocks of bodies (in parallel in a kernel compiled with
+        # ``parallel=True``): actions, then staging and checks, then, once every body is valid,
+        # the commit. Failures are counted, not searched (an early exit stops a loop
+        # vectorising), and looked for only if there are any.
+        nonfinite = 0
+        for b in prange(blocks):
+            lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
+            nonfinite += _actions(action, waiting, stepped, principal, max_torque, params, scratch, lo, hi)
+        if nonfinite:
+            return _first_failure(action, waiting, work, scratch, nonfinite, 0)
+        failed = invalid = 0
+        for b in prange(blocks):
+            lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
+            counts = _stage(
+                step, waiting, moments, state, work, params, opts, dt, substeps, stepped, scratch, lo, hi
+            )
+            failed += counts[0]
+            invalid += counts[1]
+        if failed or invalid:
+            return _first_failure(action, waiting, work, scratch, 0, failed)
+        for b in prange(blocks):
+            lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
+            _commit(
+                waiting,
+                principal,
+                principal_axes,
+                target,
+                state,
+                work,
+                stepped,
+                constants,
+                limits,
+                steps,
+                hold,
+                obs,
+                out,
+                scratch,
+                lo,
+                hi,
+            )
+        return OK, -1
+
+    # Numba's cache tells kernels apart by name, code and closure, not by their flags.
+    control_period.__qualname__ += "_parallel" if parallel else ""
+    return njit(cache=True, error_model="numpy", parallel=parallel)(control_period)
 
 
 @functools.cache
-def kernel_of(step: Callable) -> Callable:
-    """The compiled :func:`control_period` of the method whose step function is ``step``."""
-    return _compile(step)
+def kernel_of(step: Callable, parallel: bool = False) -> Callable:
+    """The compiled ``control_period`` of the method whose step function is ``step``: one
+    control period of every body not ``waiting`` (the arguments are described in its
+    docstring); with ``parallel``, its passes over blocks of bodies run on numba's threads."""
+    return _compile(step, parallel)

@@ -42,6 +42,8 @@ class AttitudeSB3VecEnv(VecEnv):
         scenario: a registered id, scenario file stem or path, or a ``Scenario``.
         max_episode_steps: overrides the scenario's (the one limit every env class uses).
         integrator_options: options of the scenario's integrator.
+        num_threads: threads of the compiled step (see
+            :class:`~rigidrot_gym.attitude.batch.AttitudeBatch`; 1 by default).
         **overrides: scenario fields by flat name (``integrator``, ``dt``, ...).
     """
 
@@ -51,12 +53,13 @@ class AttitudeSB3VecEnv(VecEnv):
         scenario: str | os.PathLike | Scenario = "RigidRot/Reorient-v0",
         max_episode_steps: int | None = None,
         integrator_options: dict[str, Any] | None = None,
+        num_threads: int = 1,
         **overrides,
     ):
         if max_episode_steps is not None:
             overrides = {**overrides, "max_episode_steps": max_episode_steps}
         self.scenario = resolve_scenario(scenario, overrides)
-        self.batch = AttitudeBatch(self.scenario, num_envs, integrator_options)
+        self.batch = AttitudeBatch(self.scenario, num_envs, integrator_options, num_threads)
         self.render_mode = None
         super().__init__(
             self.batch.num_bodies,

@@ -39,7 +39,7 @@ class Workspace:
         true_obs: (N, size) the observation of the true state (its pointing error scores).
         soa_state, soa_params, scratch: the compiled step's staged states (8, N), held
             torque parameters (SIZE, N) and statistics, actions and results (21, N)
-            (:func:`~rigidrot_gym.attitude.fused.control_period`).
+            (:func:`~rigidrot_gym.attitude.fused.kernel_of`).
     """
 
     def __init__(self, num_bodies: int, actuators: int, obs_size: int) -> None:

@@ -39,6 +39,9 @@ class AttitudeVectorEnv(VectorEnv):
     Gymnasium's ``_key`` masks, all true).
 
     ``max_episode_steps`` overrides the scenario's (the one limit every env class uses).
+    ``num_threads`` > 1 runs the step on that many of numba's threads (scenarios without
+    realism options; see :class:`~rigidrot_gym.attitude.batch.AttitudeBatch`), bitwise as
+    on one.
     ``reset(seed=s)`` seeds row i with s + i (or with ``seed[i]`` for a list); ``reset()``
     without a seed goes on with each row's generator. A call that raises leaves the env
     as it was; after ``close()`` every call but ``close()`` raises.
@@ -62,13 +65,14 @@ class AttitudeVectorEnv(VectorEnv):
         max_episode_steps: int | None = None,
         render_mode: str | None = None,
         integrator_options: dict[str, Any] | None = None,
+        num_threads: int = 1,
         render_options: dict[str, Any] | None = None,
         **overrides,
     ):
         if max_episode_steps is not None:
             overrides = {**overrides, "max_episode_steps": max_episode_steps}
         configure(self, scenario, overrides, render_mode, render_options)
-        self.batch = AttitudeBatch(self.scenario, num_envs, integrator_options)
+        self.batch = AttitudeBatch(self.scenario, num_envs, integrator_options, num_threads)
         self.num_envs = self.batch.num_bodies
         self.single_action_space = spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)

@@ -259,16 +259,18 @@ def all_true(condition) -> bool:
     return bool(np.all(condition))
 
 
-def bodies(n: int):
-    """The index that addresses a batch of ``n`` bodies: in numpy mode one slice over
-    all of them at once; compiled, ``range(n)``, one body at a time."""
-    return (slice(None),)
+def bodies(lo: int, hi: int):
+    """The index that addresses bodies ``lo`` … ``hi`` − 1 of a batch: in numpy mode one
+    slice over all of them at once; compiled, ``range(lo, hi)``, one body at a time."""
+    return (slice(lo, hi),)
 
 
 @overload(bodies)
-def _bodies_compiled(n):
-    def impl(n):
-        return range(n)
+def _bodies_compiled(lo, hi):
+    # Unsigned: numba wraps a negative signed index around, and that select on every access
+    # keeps a loop from vectorising unless its start is the constant 0.
+    def impl(lo, hi):
+        return range(np.uint64(lo), np.uint64(hi))
 
     return impl
 

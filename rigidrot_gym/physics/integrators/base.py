@@ -61,10 +61,10 @@ class ConvergenceError(RuntimeError):
 
 
 @jitable
-def _record(traj, k, state):
+def _record(traj, k, state, lo, hi):
     # Element by element: numba compiles the whole-slice assignment ~3 s slower.
     for c in range(STATE_SIZE):
-        for i in bodies(state.shape[1]):
+        for i in bodies(lo, hi):
             traj[k, c, i] = state[c, i]
 
 
@@ -86,10 +86,13 @@ def advance(
     momentum,
     traj,
     stats,
+    lo,
+    hi,
 ):
-    """Advance the bodies of ``state`` in place through sub-steps ``first … last − 1`` of
-    a run of steps of ``h``, each split in ``substeps`` sub-steps of h/substeps; record the
-    state after every completed step k in ``traj[k]`` unless ``traj`` is empty.
+    """Advance bodies ``lo`` … ``hi`` − 1 of ``state`` in place through sub-steps
+    ``first … last − 1`` of a run of steps of ``h``, each split in ``substeps`` sub-steps of
+    h/substeps; record the state after every completed step k in ``traj[k]`` unless
+    ``traj`` is empty.
 
     Sub-step n starts at t0 + n·h/substeps, whichever call runs it, so a run split into
     several calls (:meth:`ComponentMethod.run` does so to stay interruptible) is bitwise
@@ -109,9 +112,9 @@ def advance(
     record = traj.shape[0] > 0
     if first == 0:
         if record:
-            _record(traj, 0, state)
+            _record(traj, 0, state, lo, hi)
         if renormalize:
-            for i in bodies(state.shape[1]):
+            for i in bodies(lo, hi):
                 q = (state[0, i], state[1, i], state[2, i], state[3, i])
                 w = (state[4, i], state[5, i], state[6, i])
                 momentum[0, i], momentum[1, i], momentum[2, i] = qrotate(
@@ -126,7 +129,7 @@ def advance(
     while n < last:
         stop = min(last, n + substeps - j)
         for m in range(n, stop):
-            for i in bodies(state.shape[1]):
+            for i in bodies(lo, hi):
                 q = (state[0, i], state[1, i], state[2, i], state[3, i])
                 w = (state[4, i], state[5, i], state[6, i])
                 moments = (inertia[0, i], inertia[1, i], inertia[2, i])
@@ -141,7 +144,7 @@ def advance(
             # A loop of its own: a branch in the loop above keeps it from vectorising (RK4
             # over 4096 bodies: 45 ns per body-step instead of 14).
             if renormalize:
-                for i in bodies(state.shape[1]):
+                for i in bodies(lo, hi):
                     q = (state[0, i], state[1, i], state[2, i], state[3, i])
                     moments = (inertia[0, i], inertia[1, i], inertia[2, i])
                     w = vec.div(qrotate_inv(q, (momentum[0, i], momentum[1, i], momentum[2, i])), moments)
@@ -152,7 +155,7 @@ def advance(
             k += 1
             j = 0
             if record:
-                _record(traj, k, state)
+                _record(traj, k, state, lo, hi)
 
 
 @jitable
@@ -176,6 +179,8 @@ def run_batch(
         momentum.T,
         traj.transpose(0, 2, 1),
         stats.T,
+        0,
+        state.shape[0],
     )
     if only_body_torque(p):
         advance(step, body_torque, model_potential, *args)
@@ -353,7 +358,7 @@ class ComponentMethod(Method):
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 args = (state.T, inertia.T, loads.params.T, t0, h, substeps, 0, total, opts, renormalize)
-                rest = (momentum.T, traj.transpose(0, 2, 1), stats.T)
+                rest = (momentum.T, traj.transpose(0, 2, 1), stats.T, 0, n)
                 advance(self.step, loads.torque, loads.potential, *args, *rest)
         if self.torque_evals_per_iteration and np.isinf(stats[:, 0]).any():
             failed = int(np.sum(np.isinf(stats[:, 0])))

@@ -2,7 +2,7 @@
 
 * :func:`phase_costs`: nanoseconds per env-step of the native vector env, split into the
   Python around the compiled call (argument checks, result copies, ``info``), the compiled
-  :func:`~rigidrot_gym.attitude.fused.control_period` without integrating (actions, checks,
+  :func:`~rigidrot_gym.attitude.fused.kernel_of` call without integrating (actions, checks,
   commit, observation, reward, flags) and the integration (the same call with one sub-step
   more, minus the call with none);
 * :func:`arithmetic_peak`: floating-point operations per second of a tight multiply-add loop
@@ -63,30 +63,7 @@ def arithmetic_peak(seconds: float = 0.1, repeats: int = 9) -> float:
 
 
 def _kernel_call(batch, actions: np.ndarray, substeps: int) -> None:
-    work = batch._work
-    batch._fused(
-        actions,
-        batch._no_waiting,
-        batch._max_torque,
-        batch._principal,
-        batch._principal_axes,
-        batch._target,
-        batch._moments,
-        batch._state,
-        work.soa_state,
-        work.soa_params,
-        batch.opts,
-        batch.scenario.dt,
-        substeps,
-        True,
-        batch.constants,
-        batch._limits,
-        batch.steps,
-        batch.hold,
-        batch.obs,
-        batch._out,
-        work.scratch,
-    )
+    batch._fused(*batch._fused_arguments(actions, batch._no_waiting, substeps, True))
 
 
 def phase_costs(env_id: str, n: int = 4096, repeats: int = 31) -> dict[str, float]:

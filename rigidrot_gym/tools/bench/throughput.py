@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gymnasium as gym
+import numba
 import numpy as np
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
@@ -100,15 +101,16 @@ def _single_rate(env_id: str, steps: int) -> float:
     return rate
 
 
-def _vector_env(env_id: str, n: int, mode: str):
+def _vector_env(env_id: str, n: int, mode: str, **kwargs):
     if mode == "sync":
         return gym.vector.SyncVectorEnv([lambda: gym.make(env_id) for _ in range(n)])
-    return gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
+    return gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point", **kwargs)
 
 
-def _vector_rate(env_id: str, n: int, mode: str, seconds: float) -> float:
-    """Env-steps/s of ``n`` envs for about ``seconds`` of stepping (after a warm-up)."""
-    env = _vector_env(env_id, n, mode)
+def _vector_rate(env_id: str, n: int, mode: str, seconds: float, **kwargs) -> float:
+    """Env-steps/s of ``n`` envs (made with ``kwargs``) for about ``seconds`` of stepping
+    (after a warm-up)."""
+    env = _vector_env(env_id, n, mode, **kwargs)
     env.reset(seed=0)
     space = env.single_action_space
     if isinstance(space, gym.spaces.Discrete):
@@ -276,6 +278,22 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
                 f"{vector[0]:.2f}",
             ),
         ]
+    threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    if threads > 1:
+        vector = _paired_ratio(
+            lambda: _vector_rate(env_id, n_vec, "native", seconds, num_threads=threads),
+            lambda: _vector_rate("CartPole-v1", n_vec, "native", seconds),
+            repeats,
+        )
+        rows.append(
+            (
+                f"native vector env, {n_vec} envs, {threads} threads (`num_threads={threads}`), env-steps/s "
+                f"({env_id} vs CartPole-v1 on one)",
+                f"{vector[1]:,.0f}",
+                f"{vector[2]:,.0f}",
+                f"{vector[0]:.2f}",
+            )
+        )
     curve: dict[str, dict[int, float]] = {
         f"{env_id} native vector env": {},
         f"{env_id} SyncVectorEnv": {},
