@@ -33,7 +33,7 @@ def _one_call(method, steps, substeps, dt, torque=None, renormalize=False, **opt
     traj, stats = m.buffers(1, steps)
     momentum = np.zeros((1, 3)) if renormalize else np.zeros((0, 3))
     opts = m.pack_options(options)
-    m.kernel(
+    m.kernel(not loads.params[:, torques.WORLD :].any())(
         state,
         I_ASYM[None],
         loads.params,

@@ -131,16 +131,6 @@ def body_torque(t, q, omega, p):
     return _vector(p, BODY)
 
 
-@jitable
-def only_body_torque(params):
-    """True when no row of ``params`` (N, SIZE) has a world torque or a point force."""
-    for i in range(params.shape[0]):
-        for k in range(WORLD, SIZE):
-            if params[i, k] != 0.0:
-                return False
-    return True
-
-
 @inlined
 def model_potential(q, p):
     """The compiled model carries no potential: V = 0, ∇V = 0."""

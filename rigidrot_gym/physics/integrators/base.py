@@ -23,25 +23,20 @@ not a component-wise step (PyBullet) implements :meth:`Method.run` itself.
 
 from __future__ import annotations
 
+import functools
 import numbers
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import bodies, jitable
 from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
-from rigidrot_gym.physics.torques import (
-    Loads,
-    body_torque,
-    model_potential,
-    model_torque,
-    only_body_torque,
-    parameters,
-)
+from rigidrot_gym.physics.torques import WORLD, Loads, body_torque, model_potential, model_torque, parameters
 
 # Columns of the per-body state array: q (4), omega (3), method scalar s (1).
 STATE_SIZE = 8
@@ -158,34 +153,42 @@ def advance(
                 _record(traj, k, state, lo, hi)
 
 
-@jitable
-def run_batch(
-    step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats
-):
-    """Compiled path: :func:`advance` with the compiled torque model; arrays as in
-    :meth:`Method.run` (body-major; ``momentum`` (N, 3) or empty), handed over
-    component-major."""
-    args = (
-        state.T,
-        inertia.T,
-        p.T,
-        t0,
-        h,
-        substeps,
-        first,
-        last,
-        opts,
-        renormalize,
-        momentum.T,
-        traj.transpose(0, 2, 1),
-        stats.T,
-        0,
-        state.shape[0],
-    )
-    if only_body_torque(p):
-        advance(step, body_torque, model_potential, *args)
-    else:
-        advance(step, model_torque, model_potential, *args)
+def _compile_run(step: Callable, torque: Callable) -> Callable:
+    def run(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
+        """:func:`advance` with ``step`` and the compiled torque model ``torque``; arrays as in
+        :meth:`Method.run` (body-major; ``momentum`` (N, 3) or empty), handed over
+        component-major."""
+        advance(
+            step,
+            torque,
+            model_potential,
+            state.T,
+            inertia.T,
+            p.T,
+            t0,
+            h,
+            substeps,
+            first,
+            last,
+            opts,
+            renormalize,
+            momentum.T,
+            traj.transpose(0, 2, 1),
+            stats.T,
+            0,
+            state.shape[0],
+        )
+
+    # Numba's cache tells the two apart by their closures (step and torque model).
+    return njit(cache=True, error_model="numpy")(run)
+
+
+@functools.cache
+def kernel_of(step: Callable, body_only: bool) -> Callable:
+    """The compiled run of the method whose step function is ``step``, with a body torque
+    only (``body_only``) or with the whole compiled torque model: each is compiled when a
+    run first needs it (one with both would compile every step twice)."""
+    return _compile_run(step, body_torque if body_only else model_torque)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -303,12 +306,13 @@ class ComponentMethod(Method):
 
     Attributes:
         step: the jitable step function.
-        kernel: ``@njit`` wrapper of :func:`run_batch` bound to ``step`` (one per
-            method, at module level, so numba can cache it on disk).
     """
 
     step: Callable
-    kernel: Callable
+
+    def kernel(self, body_only: bool) -> Callable:
+        """This method's compiled run (:func:`kernel_of`)."""
+        return kernel_of(self.step, body_only)
 
     def run(
         self,
@@ -328,8 +332,10 @@ class ComponentMethod(Method):
         n = state.shape[0]
         total = steps * substeps
         momentum = np.zeros((n, 3)) if renormalize else _NO_MOMENTUM
+        # Only body torques: the compiled torque model's other terms are zero for every body.
+        kernel = self.kernel(not loads.params[:, WORLD:].any()) if loads.compiled else None
         if loads.compiled and total * n <= FIRST_CHUNK:  # the common case (every env step): one call
-            self.kernel(
+            kernel(
                 state,
                 inertia,
                 loads.params,
@@ -350,7 +356,7 @@ class ComponentMethod(Method):
             while first < total:
                 last = min(total, first + size)
                 start = time.perf_counter()
-                self.kernel(*args, first, last, opts, renormalize, momentum, traj, stats)
+                kernel(*args, first, last, opts, renormalize, momentum, traj, stats)
                 # Aim the next call at CHUNK_SECONDS, growing at most eightfold per call.
                 elapsed = max(time.perf_counter() - start, 1e-6)
                 size = max(1, min(8 * size, int(size * CHUNK_SECONDS / elapsed)))

@@ -6,11 +6,9 @@ Source: the first-order member of the Runge–Kutta family of seeds 003/004.
 Order 1. Torque evaluations per step: 1. Conserves nothing; |q| = 1 by projection.
 """
 
-from numba import njit
-
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration, quaternion_rate
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import inlined
 from rigidrot_gym.physics.quaternion import qaxpy, qnormalize
 
@@ -22,15 +20,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return q1, vec.axpy(h, w_dot, w), s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="euler",
     step=step,
-    kernel=kernel,
     order=1,
     torque_evals=1,
     source="forward Euler; seeds 003 (Ganapathi 2005) and 004 (Sasaki 2019) state the ODE",

@@ -6,10 +6,8 @@ Torque evaluations per step: 0. Conserves energy and world angular momentum to
 round-off.
 """
 
-from numba import njit
-
 from rigidrot_gym.physics.exact import free_rotation
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import jitable
 
 
@@ -19,15 +17,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return q1, w1, s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="exact",
     step=step,
-    kernel=kernel,
     order=0,
     torque_evals=0,
     source="exact torque-free solution (Jacobi elliptic functions)",

@@ -38,10 +38,9 @@ energy when given as a torque.
 """
 
 import numpy as np
-from numba import njit
 
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import all_true, jitable, select
 from rigidrot_gym.physics.quaternion import qaxpy, qconj, qdot, qmul, qrotate_inv, qscale
 
@@ -99,11 +98,6 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return qmul(q, full), w1, s, iterations
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 # Iteration limit of one step. The fixed point converges linearly; one that has not met the
 # tolerance after 10⁶ iterations contracts by less than 1 − 3e-5 per iteration and the step
 # is too large. A larger limit would only let a single step spin in compiled code for
@@ -119,7 +113,6 @@ def _check(options):
 METHOD = ComponentMethod(
     name="nielsen_krenk",
     step=step,
-    kernel=kernel,
     order=2,
     torque_evals=0,
     torque_evals_per_iteration=1,

@@ -12,11 +12,9 @@ Order 2 — only because the torque is re-evaluated at q′½; reusing τb(q0) g
 |q| = 1 up to round-off (products of exponentials); nothing else conserved exactly.
 """
 
-from numba import njit
-
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import inlined
 from rigidrot_gym.physics.quaternion import qexp, qmul, qnormalize, qrotate
 
@@ -33,15 +31,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return qnormalize(q1), vec.axpy(h, w_dot_half, w), s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="pcdm",
     step=step,
-    kernel=kernel,
     order=2,
     torque_evals=2,
     source="Zhao & van Wachem (2013), Acta Mech 224: PCDM (seed 001)",

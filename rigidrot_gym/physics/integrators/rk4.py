@@ -8,11 +8,9 @@ Source: Ganapathi (2005), §3.4, and Sasaki (2019) ``runge_kutta_quaternion``.
 Order 4. Torque evaluations per step: 4. Conserves nothing exactly.
 """
 
-from numba import njit
-
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration, quaternion_rate
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import inlined
 from rigidrot_gym.physics.quaternion import qaxpy, qnormalize
 
@@ -35,15 +33,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return qnormalize(q1), w1, s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="rk4",
     step=step,
-    kernel=kernel,
     order=4,
     torque_evals=4,
     source="Ganapathi (2005) §3.4; Sasaki (2019): RK4 on (q, ω), q renormalised",

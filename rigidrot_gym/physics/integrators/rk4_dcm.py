@@ -13,11 +13,10 @@ Conserves nothing exactly; R stays a rotation to round-off.
 """
 
 import numpy as np
-from numba import njit
 
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import all_true, inlined, jitable, select
 from rigidrot_gym.physics.quaternion import qdot, qfrom_matrix, qscale, qto_matrix
 
@@ -99,15 +98,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return q1, w1, s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="rk4_dcm",
     step=step,
-    kernel=kernel,
     order=4,
     torque_evals=4,
     source="Sasaki (2019): RK4 with a direction-cosine matrix, polar re-orthonormalisation",

@@ -15,11 +15,9 @@ Acta Numerica 9 (2000) 215–365. Order 4. Torque evaluations per step: 4. Every
 attitude is a rotation (|q| = 1 to round-off, no projection); nothing else conserved.
 """
 
-from numba import njit
-
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import inlined, jitable
 from rigidrot_gym.physics.quaternion import qexp, qmul
 
@@ -51,15 +49,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return qmul(q, qexp(vec.scale(0.5, theta))), w_next, s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="rkmk4",
     step=step,
-    kernel=kernel,
     order=4,
     torque_evals=4,
     source="Munthe-Kaas (1998): RK4 in the Lie algebra so(3)",

@@ -17,10 +17,8 @@ cheaper, but then |q| − 1 drifts at the method's truncation level between proj
 radial rate as ``s``, the scalar part of 2 q⁻¹ ⊗ q̇, so q̇ = ½ q ⊗ (s, ω) exactly.
 """
 
-from numba import njit
-
 from rigidrot_gym.physics.dynamics import angular_acceleration
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import inlined, jitable
 from rigidrot_gym.physics.nystrom import nystrom_step
 from rigidrot_gym.physics.quaternion import qaxpy, qconj, qdot, qmul, qmul_vec, qnormalize, qscale
@@ -55,15 +53,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return q1, (r[1], r[2], r[3]), r[0], 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="rkn",
     step=step,
-    kernel=kernel,
     order=4,
     torque_evals=4,
     source="Mandre (2008) §6: Runge–Kutta–Nyström on the quaternion's second-order ODE",

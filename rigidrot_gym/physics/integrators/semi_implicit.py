@@ -12,11 +12,9 @@ for a sphere; for any body order 1 in the attitude at fixed ω.
 Torque evaluations per step: 1. Conserves kinetic energy when torque-free (ω constant).
 """
 
-from numba import njit
-
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import quaternion_rate
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import inlined
 from rigidrot_gym.physics.quaternion import qaxpy, qnormalize
 
@@ -28,15 +26,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return q1, w1, s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="semi_implicit",
     step=step,
-    kernel=kernel,
     order=1,
     torque_evals=1,
     source="Mandre (2008) §7.6: game-engine step, gyroscopic term dropped",

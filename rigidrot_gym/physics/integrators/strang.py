@@ -15,11 +15,9 @@ world momentum changes by exactly (h/2)(R(q₀) + R(q₁))τ. Symmetric, and sym
 conservative torques τ(q).
 """
 
-from numba import njit
-
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.exact import free_rotation
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.jit import jitable
 
 
@@ -43,15 +41,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return q1, w1, s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="strang",
     step=step,
-    kernel=kernel,
     order=2,
     torque_evals=2,
     source="Strang splitting with the exact free rotation (Celledoni et al. 2008)",

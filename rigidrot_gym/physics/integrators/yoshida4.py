@@ -10,9 +10,7 @@ of ω). Torque evaluations per step: 6. Exact when there is no torque; conserves
 symmetric, and symplectic for conservative torques τ(q).
 """
 
-from numba import njit
-
-from rigidrot_gym.physics.integrators.base import ComponentMethod, run_batch
+from rigidrot_gym.physics.integrators.base import ComponentMethod
 from rigidrot_gym.physics.integrators.strang import strang
 from rigidrot_gym.physics.jit import jitable
 
@@ -29,15 +27,9 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     return q, w, s, 0.0
 
 
-@njit(cache=True, error_model="numpy")
-def kernel(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
-    run_batch(step, state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats)
-
-
 METHOD = ComponentMethod(
     name="yoshida4",
     step=step,
-    kernel=kernel,
     order=4,
     torque_evals=6,
     source="Yoshida (1990): triple-jump composition of the Strang step",
