@@ -118,7 +118,8 @@ def test_demo_without_the_render_extra(tmp_path):
         "for name in ('pybullet', 'pybullet_data', 'imageio', 'moviepy'):\n"
         "    sys.modules[name] = None\n"
         "from rigidrot_gym.tools.cli import main\n"
-        f"sys.exit(main(['demo', '--out', {str(tmp_path)!r}]))\n"
+        # in this process: the absent modules are absent only here
+        f"sys.exit(main(['demo', '--workers', '1', '--out', {str(tmp_path)!r}]))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -129,3 +130,12 @@ def test_demo_without_the_render_extra(tmp_path):
     assert bullet == {"pybullet", "pybullet_maximal"}
     assert set(rows) == set(integrators.names()) - bullet
     assert sorted(p.name for p in tmp_path.iterdir()) == ["control.md", "methods.md", "omega.png"]
+
+
+@pytest.mark.parametrize("workers", [0, -1, True, 1.5])
+def test_demo_refuses_a_worker_count_that_is_not_a_positive_integer(tmp_path, workers):
+    from rigidrot_gym.tools import demo
+
+    with pytest.raises(ValueError, match="workers must be a positive integer"):
+        demo.run(tmp_path / "out", workers)
+    assert not (tmp_path / "out").exists()  # refused before anything is written

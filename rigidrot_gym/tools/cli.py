@@ -17,7 +17,7 @@ import numpy as np
 def _demo(args: argparse.Namespace) -> None:
     from rigidrot_gym.tools import demo
 
-    print(demo.run(Path(args.out)))
+    print(demo.run(Path(args.out), args.workers))
 
 
 def _simulate(args: argparse.Namespace) -> None:
@@ -270,6 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
         _demo,
     )
     _out(demo, "demo")
+    demo.add_argument(
+        "--workers", type=int, default=None, help="processes the demo's parts run on (default: one per core)"
+    )
 
     sim = _command(
         sub,

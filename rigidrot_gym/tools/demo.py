@@ -14,7 +14,11 @@
 
 from __future__ import annotations
 
+import functools
+import multiprocessing
+import os
 import time
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +30,7 @@ from rigidrot_gym.physics import integrators
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.exact import torque_free
 from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.trajectory import Trajectory
 from rigidrot_gym.tools.plot_style import floor_note, floored, method_styles
 from rigidrot_gym.tools.report import markdown_table
 
@@ -76,21 +81,24 @@ class Row:
 
 
 def compare_methods(
-    q0=Q0, omega0=OMEGA0, inertia=INERTIA, dt: float = DT, duration: float = DURATION
+    q0=Q0,
+    omega0=OMEGA0,
+    inertia=INERTIA,
+    dt: float = DT,
+    duration: float = DURATION,
+    pool: Executor | None = None,
 ) -> tuple[list[Row], dict]:
-    """Run every torque-free-capable method; return the table rows and the trajectories."""
+    """Run every torque-free-capable method (on ``pool``'s workers if given, else here);
+    return the table rows and the trajectories."""
     steps = round(duration / dt)
     q_ref, w_ref = torque_free(q0, omega0, inertia, dt * np.arange(steps + 1))
+    names = integrators.names()
+    job = functools.partial(_method_run, q0=q0, omega0=omega0, inertia=inertia, dt=dt, steps=steps)
+    results = (pool or _InProcess()).map(job, names)
     rows, runs = [], {}
-    for name in integrators.names():
-        try:
-            propagate(q0, omega0, inertia, dt, 1, method=name)  # compile (or load) the kernel first
-        except DependencyNotInstalled:
+    for name, (traj, wall) in zip(names, results, strict=True):
+        if traj is None:
             continue  # an engine whose extra is not installed
-
-        start = time.perf_counter()
-        traj = propagate(q0, omega0, inertia, dt, steps, method=name)
-        wall = time.perf_counter() - start
         energy = traj.kinetic_energy
         momentum = traj.angular_momentum
         rows.append(
@@ -108,6 +116,30 @@ def compare_methods(
         runs[name] = traj
     runs["exact"] = (dt * np.arange(steps + 1), w_ref)
     return rows, runs
+
+
+class _InProcess(Executor):
+    """An executor that runs each call at once, in this process."""
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except Exception as err:  # handed to the caller through the future, as a pool would
+            future.set_exception(err)
+        return future
+
+
+def _method_run(name: str, q0, omega0, inertia, dt: float, steps: int) -> tuple[Trajectory | None, float]:
+    """``name``'s trajectory and the wall time of the run after compiling (or loading) its
+    kernel; (None, 0) for an engine whose extra is not installed."""
+    try:
+        propagate(q0, omega0, inertia, dt, 1, method=name)
+    except DependencyNotInstalled:
+        return None, 0.0
+    start = time.perf_counter()
+    traj = propagate(q0, omega0, inertia, dt, steps, method=name)
+    return traj, time.perf_counter() - start
 
 
 def format_table(rows: list[Row]) -> str:
@@ -281,22 +313,34 @@ def annotate(frames: list[np.ndarray], t: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def run(out_dir: Path) -> str:
+def run(out_dir: Path, workers: int | None = None) -> str:
     """Run the demo, write ``methods.md``, ``omega.png``, ``control.md`` and (with the
-    ``[render]`` extra) ``tumbler.gif`` into ``out_dir``; return the report."""
+    ``[render]`` extra) ``tumbler.gif`` into ``out_dir``; return the report.
+
+    Its parts run on ``workers`` processes (default: one per core; 1: in this process): the
+    methods, the animation and the control episode are independent, and a cold run is
+    mostly numba compiling each method's kernels, which processes do side by side."""
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive integer or None, got {workers!r}")
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows, runs = compare_methods()
-    table = format_table(rows)
-    (out_dir / "methods.md").write_text(table + "\n")
-    plot(runs, out_dir / "omega.png")
-    header = f"{describe()[0].upper()}{describe()[1:]}; errors against the exact solution."
-    files = ["methods.md", "omega.png", "control.md"]
-    try:
-        tumble_gif(out_dir / "tumbler.gif")
-        files.append("tumbler.gif")
-    except DependencyNotInstalled:
-        header += f"\n({RENDER_HINT})"
-    episode = control_episode()
+    workers = workers or os.cpu_count() or 1
+    # spawn: fork would copy this process's LLVM and threads into the workers
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(workers, mp_context=spawn) if workers > 1 else _InProcess() as pool:
+        gif = pool.submit(tumble_gif, out_dir / "tumbler.gif")
+        control = pool.submit(control_episode)
+        rows, runs = compare_methods(pool=pool)
+        table = format_table(rows)
+        (out_dir / "methods.md").write_text(table + "\n")
+        plot(runs, out_dir / "omega.png")
+        header = f"{describe()[0].upper()}{describe()[1:]}; errors against the exact solution."
+        files = ["methods.md", "omega.png", "control.md"]
+        try:
+            gif.result()
+            files.append("tumbler.gif")
+        except DependencyNotInstalled:
+            header += f"\n({RENDER_HINT})"
+        episode = control.result()
     (out_dir / "control.md").write_text(episode + "\n")
     written = ", ".join(files)
     return f"{header}\n\n{table}\n\n{episode}\n\nWrote {written} into {out_dir}/"
