@@ -68,6 +68,21 @@ def test_env_runs_on_every_variant_and_agrees_with_rk4(method):
     assert gap > 0 or method in FOURTH_ORDER
 
 
+def _concurrently(work, arguments) -> None:
+    """``work(a)`` for each of ``arguments``, each in its own thread, all at once, switching
+    threads as often as Python can."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=work, args=(a,)) for a in arguments]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+
+
 @pytest.mark.parametrize("method", ["pybullet", "mujoco_implicitfast", "basilisk_rk4"])
 def test_two_threads_step_two_envs_as_a_sequential_run_does(method):
     """Engine state is per thread: two envs stepped from two threads at once give the
@@ -86,16 +101,7 @@ def test_two_threads_step_two_envs_as_a_sequential_run_does(method):
         except BaseException as err:  # reported below, not lost in the thread
             errors.append(err)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)  # switch threads as often as possible
-    try:
-        threads = [threading.Thread(target=work, args=(s,)) for s in seeds]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    _concurrently(work, seeds)
     assert not errors, errors
     for s in seeds:
         assert np.array_equal(results[s], sequential[s])
@@ -132,16 +138,7 @@ def test_two_threads_propagating_at_once_get_the_sequential_and_the_true_answer(
         except BaseException as err:  # reported below, not lost in the thread
             errors.append(err)
 
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(BODIES))]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
+    _concurrently(work, range(len(BODIES)))
     assert not errors, errors
     for i, (q0, w0) in enumerate(BODIES):
         assert np.array_equal(results[i].q, sequential[i].q)

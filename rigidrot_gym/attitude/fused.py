@@ -28,13 +28,13 @@ from numba import njit, prange
 
 from rigidrot_gym.attitude.assessment import score
 from rigidrot_gym.attitude.observation import attitude_error, half_angle, scaled_rates
+from rigidrot_gym.attitude.staging import valid_state
 from rigidrot_gym.attitude.task import POINTING_DEG, RATE, REWARD, SUCCESS, TERMINATED, TRUNCATED
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
 from rigidrot_gym.physics.jit import bodies, jitable
 from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
-from rigidrot_gym.physics.validation import UNIT_TOLERANCE
 
 # What a control period returns: (kind, body); kind OK, or why nothing was committed.
 OK, NONFINITE_ACTION, NOT_CONVERGED, INVALID_STATE = range(4)
@@ -55,13 +55,8 @@ def _column3(a, i):
 
 @jitable
 def _valid(work, i):
-    """Staged body i is finite (x · 0 is 0 for a finite x, NaN otherwise) and its attitude a
-    unit quaternion (every method renormalises it; a collapsed one comes from an overflow)."""
-    finite = 0.0
-    for c in range(STATE_SIZE):
-        finite += work[c, i] * 0.0
-    norm2 = work[0, i] ** 2 + work[1, i] ** 2 + work[2, i] ** 2 + work[3, i] ** 2
-    return (finite == 0.0) & (abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE)
+    """Staged body i is a :func:`~rigidrot_gym.attitude.staging.valid_state`."""
+    return valid_state(_column4(work, i) + (work[4, i], work[5, i], work[6, i], work[7, i]))
 
 
 @jitable

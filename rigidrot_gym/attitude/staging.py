@@ -18,6 +18,7 @@ from numba import njit
 
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, Method
+from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.validation import UNIT_TOLERANCE
 
 
@@ -69,19 +70,27 @@ def gather(rows, state, work):
             work[j, c] = state[i, c]
 
 
+@jitable
+def valid_state(x):
+    """The staged state ``x`` (its 8 components) is finite (x · 0 is 0 for a finite x and
+    NaN otherwise: no branch, so a loop over bodies vectorises) and its attitude a unit
+    quaternion (every method renormalises it; a collapsed one, |q| → 0, comes from an
+    overflow)."""
+    nonfinite = (
+        x[0] * 0.0 + x[1] * 0.0 + x[2] * 0.0 + x[3] * 0.0 + x[4] * 0.0 + x[5] * 0.0 + x[6] * 0.0 + x[7] * 0.0
+    )
+    norm2 = x[0] ** 2 + x[1] ** 2 + x[2] ** 2 + x[3] ** 2
+    return (nonfinite == 0.0) & (abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE)
+
+
 @njit(cache=True)
 def first_invalid(work, count):
-    """The first of the first ``count`` staged states that is not finite or whose
-    attitude is not a unit quaternion (every method renormalises it; a collapsed one,
-    |q| → 0, comes from an overflow), or -1. Branch-free over the rows (x · 0 is 0 for a
-    finite x and NaN otherwise), so that the loop vectorises."""
+    """The first of the first ``count`` staged states (rows of ``work``) that is not
+    :func:`valid_state`, or -1."""
     bad = -1
     for j in range(count - 1, -1, -1):
-        nonfinite = 0.0
-        for c in range(work.shape[1]):
-            nonfinite += work[j, c] * 0.0
-        norm2 = work[j, 0] ** 2 + work[j, 1] ** 2 + work[j, 2] ** 2 + work[j, 3] ** 2
-        if not (nonfinite == 0.0 and abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE):
+        row = (work[j, 0], work[j, 1], work[j, 2], work[j, 3], work[j, 4], work[j, 5], work[j, 6], work[j, 7])
+        if not valid_state(row):
             bad = j
     return bad
 

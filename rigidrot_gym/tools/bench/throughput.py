@@ -130,6 +130,12 @@ def _vector_rate(env_id: str, n: int, mode: str, seconds: float, **kwargs) -> fl
     return n * steps / elapsed
 
 
+def _ratio_row(label: str, measured: tuple[float, float, float]) -> tuple[str, str, str, str]:
+    """A table row: ``label``, our rate, the peer's, and the ratio of :func:`_paired_ratio`."""
+    ratio, ours, theirs = measured
+    return label, f"{ours:,.0f}", f"{theirs:,.0f}", f"{ratio:.2f}"
+
+
 def _paired_ratio(candidate, peer, repeats: int) -> tuple[float, float, float]:
     """Median over alternating runs of candidate/peer rates; also the median rates."""
     ours, theirs = [], []
@@ -265,18 +271,8 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
         )
         headline[candidate] = single[0], vector[0]
         rows += [
-            (
-                f"single env via `gym.make`, steps/s ({candidate} vs Pendulum-v1)",
-                f"{single[1]:,.0f}",
-                f"{single[2]:,.0f}",
-                f"{single[0]:.2f}",
-            ),
-            (
-                f"native vector env, {n_vec} envs, env-steps/s ({candidate} vs CartPole-v1)",
-                f"{vector[1]:,.0f}",
-                f"{vector[2]:,.0f}",
-                f"{vector[0]:.2f}",
-            ),
+            _ratio_row(f"single env via `gym.make`, steps/s ({candidate} vs Pendulum-v1)", single),
+            _ratio_row(f"native vector env, {n_vec} envs, env-steps/s ({candidate} vs CartPole-v1)", vector),
         ]
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
     if threads > 1:
@@ -285,15 +281,8 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
             lambda: _vector_rate("CartPole-v1", n_vec, "native", seconds),
             repeats,
         )
-        rows.append(
-            (
-                f"native vector env, {n_vec} envs, {threads} threads (`num_threads={threads}`), env-steps/s "
-                f"({env_id} vs CartPole-v1 on one)",
-                f"{vector[1]:,.0f}",
-                f"{vector[2]:,.0f}",
-                f"{vector[0]:.2f}",
-            )
-        )
+        label = f"native vector env, {n_vec} envs, {threads} threads (`num_threads={threads}`), env-steps/s"
+        rows.append(_ratio_row(f"{label} ({env_id} vs CartPole-v1 on one)", vector))
     curve: dict[str, dict[int, float]] = {
         f"{env_id} native vector env": {},
         f"{env_id} SyncVectorEnv": {},
