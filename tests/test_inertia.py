@@ -335,6 +335,19 @@ def test_principal_axes_recovers_known_rotation_and_degenerate_moments():
     np.testing.assert_allclose(np.abs(np.sum(quaternion.to_matrix(q) * rot, axis=0)), 1.0, rtol=1e-12)
 
 
+def test_principal_frame_keeps_a_diagonal_tensors_frame_and_order():
+    tensor = np.diag([0.08, 0.1, 0.05])  # principal already, moments not ascending
+    moments, rotation, rebuilt = ri.principal_frame(tensor)
+    assert rotation is None  # no frame change for the kernels to apply
+    assert moments.tolist() == [0.08, 0.1, 0.05]
+    assert np.array_equal(rebuilt, tensor)
+    # a batch is principal only if every tensor is diagonal
+    turned = ri.principal_frame(np.stack([tensor, [[0.08, 0.01, 0.0], [0.01, 0.1, 0.0], [0.0, 0.0, 0.05]]]))
+    assert turned[1] is not None
+    with pytest.raises(ValueError, match="triangle inequality"):
+        ri.principal_frame(np.diag([1.0, 1.0, 3.0]))
+
+
 def test_principal_axes_validates():
     with pytest.raises(ValueError, match="triangle inequality"):
         ri.principal_axes(np.diag([1.0, 1.0, 3.0]))

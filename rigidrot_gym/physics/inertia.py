@@ -443,7 +443,8 @@ def principal_frame(
 
     Returns:
         ``(moments, rotation, tensor)``: (..., 3) principal moments; the (..., 4)
-        rotation from principal axes to the body frame, or ``None`` for moments; and
+        rotation from principal axes to the body frame, or ``None`` for moments and for
+        diagonal tensors (whose moments keep their order); and
         the (..., 3, 3) body-frame tensor.
 
     Raises:
@@ -451,6 +452,11 @@ def principal_frame(
     """
     a = validation.floats(inertia, "inertia")
     if a.ndim >= 2 and a.shape[-2:] == (3, 3):
+        if not np.any(a[..., ~np.eye(3, dtype=bool)]):
+            # Already principal: its frame is kept (no rotation for the kernels to apply),
+            # its moments in the order given, as for moments.
+            t = validate_inertia(a, triangle=triangle)
+            return np.diagonal(t, axis1=-2, axis2=-1).copy(), None, t
         moments, rotation = principal_axes(a, triangle=triangle)
         return moments, rotation, a
     if a.ndim >= 1 and a.shape[-1] == 3:
