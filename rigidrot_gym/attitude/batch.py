@@ -382,6 +382,8 @@ class AttitudeBatch:
         else:
             kind, body = _on_threads(self._fused, self.num_threads, args)
         if kind == fused.OK:
+            # The staged states become the state: a swap, not a copy.
+            self._state, work.soa_state = work.soa_state, self._state
             return
         if kind == fused.NONFINITE_ACTION:
             where = f" (env {body})" if self.num_bodies > 1 else ""

@@ -7,9 +7,10 @@ observation, the reward and the flags. The arrays are component-major (structure
 ``state[c, i]`` is component c of body i), so that the loops over bodies vectorise.
 
 A step either completes or changes nothing: the actions are checked, then the bodies are
-integrated in scratch (``work``) and checked, and only then committed; a failure returns
-its kind and body, and the caller raises. Bodies marked ``waiting`` (a vector env's rows
-about to autoreset) are neither read, checked nor written.
+integrated in scratch (``work``) and checked, and only then committed (the outputs written,
+and the caller swaps ``work`` and ``state``, which saves a copy); a failure returns its
+kind and body, and the caller raises. Bodies marked ``waiting`` (a vector env's rows about
+to autoreset) are staged as they are, and neither checked nor their outputs written.
 
 Each method gets its own compiled kernel (:func:`kernel_of`), a closure over its step
 function that numba caches on disk (a dispatcher passed as an argument would defeat the
@@ -60,7 +61,7 @@ def _valid(work, i):
 
 
 @jitable
-def _actions(action, waiting, stepped, principal, max_torque, params, scratch, lo, hi):
+def _actions(action, waiting, stepped, principal, principal_axes, max_torque, params, scratch, lo, hi):
     """Clipped actions (scratch rows 2-4) and held principal-axes torques (``params``) of
     bodies ``lo`` … ``hi`` − 1; returns how many of them, not waiting, have a non-finite
     action."""
@@ -78,15 +79,17 @@ def _actions(action, waiting, stepped, principal, max_torque, params, scratch, l
             min(max(z, -1.0), 1.0) if live else 0.0,
         )
         acts[0, i], acts[1, i], acts[2, i] = a
-        tau = qrotate_inv(_column4(principal, i), vec.mul(a, _column3(max_torque, i)))
+        tau = vec.mul(a, _column3(max_torque, i))
+        if not principal_axes:  # loop-invariant: the compiler makes two loops of this one
+            tau = qrotate_inv(_column4(principal, i), tau)
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
     return nonfinite
 
 
 @jitable
 def _stage(step, waiting, moments, state, work, params, opts, dt, substeps, stepped, scratch, lo, hi):
-    """Bodies ``lo`` … ``hi`` − 1 advanced into ``work``; returns how many of them, not
-    waiting, did not converge and how many are invalid."""
+    """Bodies ``lo`` … ``hi`` − 1 advanced into ``work`` (a waiting body copied as it is);
+    returns how many of them, not waiting, did not converge and how many are invalid."""
     stats = scratch[0:2]
     for c in range(STATE_SIZE):
         for i in bodies(lo, hi):
@@ -119,6 +122,12 @@ def _stage(step, waiting, moments, state, work, params, opts, dt, substeps, step
         live = not waiting[i]
         failed += live & np.isinf(stats[0, i])
         invalid += live & (not _valid(work, i))
+    # A waiting body was advanced with no torque (a branch in the loops above would stop
+    # them vectorising); it keeps its state.
+    for i in bodies(lo, hi):
+        if waiting[i]:
+            for c in range(STATE_SIZE):
+                work[c, i] = state[c, i]
     return failed, invalid
 
 
@@ -128,7 +137,6 @@ def _commit(
     principal,
     principal_axes,
     target,
-    state,
     work,
     stepped,
     constants,
@@ -141,8 +149,8 @@ def _commit(
     lo,
     hi,
 ):
-    """Bodies ``lo`` … ``hi`` − 1 take their staged states; their observations, outputs and
-    counters follow."""
+    """The observations, outputs and counters of bodies ``lo`` … ``hi`` − 1 at their staged
+    states (the caller then makes ``work`` the state)."""
     acts, results = scratch[2:5], scratch[5:14]
     inv_max_rate = 1.0 / constants[2]
     # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises;
@@ -162,9 +170,6 @@ def _commit(
         w = (body[4, i], body[5, i], body[6, i])
         results[4, i], results[5, i], results[6, i] = scaled_rates(w, inv_max_rate)
         results[8, i] = vec.norm((work[4, i], work[5, i], work[6, i]))  # as the unfused step's
-    for c in range(STATE_SIZE):
-        for i in bodies(lo, hi):
-            state[c, i] = state[c, i] if waiting[i] else work[c, i]
     # ... then the bookkeeping (selects: a waiting body keeps its values) ...
     inv_actions = 1.0 / 3.0
     hold_steps, max_steps = limits[0], limits[1]
@@ -246,12 +251,13 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         ``principal_axes``: every B is the identity.
 
         τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B is held over the period; the method advances
-        ``work`` by ``dt`` in ``substeps``; every advanced state must be finite with a unit
-        attitude; then ``state`` takes it and the observation and :func:`score` are computed.
+        ``work`` (from ``state``) by ``dt`` in ``substeps``; every advanced state must be
+        finite with a unit attitude; then the observation and :func:`score` are computed.
 
-        Returns (kind, body): (``OK``, -1), or the first body whose action is not finite,
-        whose implicit step did not converge or whose state is invalid (nothing written but
-        scratch).
+        Returns (kind, body): (``OK``, -1), ``work`` holding the new states (waiting bodies'
+        as they were) for the caller to swap with ``state``; or the first body whose action
+        is not finite, whose implicit step did not converge or whose state is invalid
+        (nothing written but ``work`` and scratch).
         """
         n = state.shape[1]
         blocks = (n + BLOCK - 1) // BLOCK
@@ -262,7 +268,9 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         nonfinite = 0
         for b in prange(blocks):
             lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
-            nonfinite += _actions(action, waiting, stepped, principal, max_torque, params, scratch, lo, hi)
+            nonfinite += _actions(
+                action, waiting, stepped, principal, principal_axes, max_torque, params, scratch, lo, hi
+            )
         if nonfinite:
             return _first_failure(action, waiting, work, scratch, nonfinite, 0)
         failed = invalid = 0
@@ -282,7 +290,6 @@ def _compile(step: Callable, parallel: bool) -> Callable:
                 principal,
                 principal_axes,
                 target,
-                state,
                 work,
                 stepped,
                 constants,

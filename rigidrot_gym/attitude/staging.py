@@ -38,8 +38,9 @@ class Workspace:
         half: (2, N) sine and cosine of half of each pointing error, by body.
         sensed, sensed_half: the state as the sensors report it, and its half angles.
         true_obs: (N, size) the observation of the true state (its pointing error scores).
-        soa_state, soa_params, scratch: the compiled step's staged states (8, N), held
-            torque parameters (SIZE, N) and statistics, actions and results (21, N)
+        soa_state, soa_params, scratch: the compiled step's staged states (8, N; once
+            committed, the batch swaps them with its states), held torque parameters
+            (SIZE, N) and statistics, actions and results (21, N)
             (:func:`~rigidrot_gym.attitude.fused.kernel_of`).
     """
 

@@ -99,12 +99,13 @@ class AttitudeVectorEnv(VectorEnv):
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         actions = arguments.actions(actions, self.action_space.shape, "actions")
-        waiting = np.flatnonzero(self._autoreset)
-        self.batch.step(actions, self._autoreset if waiting.size else None)  # raises before anything changes
-        if waiting.size:
+        resetting = bool(self._autoreset.any())
+        self.batch.step(actions, self._autoreset if resetting else None)  # raises before anything changes
+        if resetting:
+            waiting = np.flatnonzero(self._autoreset)
             self.batch.restart(waiting)
         result = self.batch.result()
-        if waiting.size:
+        if resetting:
             result.reward[waiting] = 0.0
             result.terminated[waiting] = False
             result.truncated[waiting] = False
