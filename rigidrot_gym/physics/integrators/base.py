@@ -157,7 +157,7 @@ def _compile_run(step: Callable, torque: Callable) -> Callable:
     def run(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, momentum, traj, stats):
         """:func:`advance` with ``step`` and the compiled torque model ``torque``; arrays as in
         :meth:`Method.run` (body-major; ``momentum`` (N, 3) or empty), handed over
-        component-major."""
+        component-major, but ``traj`` (steps + 1, 8, N), component-major already."""
         advance(
             step,
             torque,
@@ -173,7 +173,7 @@ def _compile_run(step: Callable, torque: Callable) -> Callable:
             opts,
             renormalize,
             momentum.T,
-            traj.transpose(0, 2, 1),
+            traj,
             stats.T,
             0,
             state.shape[0],
@@ -334,6 +334,8 @@ class ComponentMethod(Method):
         momentum = np.zeros((n, 3)) if renormalize else _NO_MOMENTUM
         # Only body torques: the compiled torque model's other terms are zero for every body.
         kernel = self.kernel(not loads.params[:, WORLD:].any()) if loads.compiled else None
+        # Transposed here: in a kernel, numba compiles a transpose by axes ~4 s longer.
+        frames = traj.transpose(0, 2, 1)
         if loads.compiled and total * n <= FIRST_CHUNK:  # the common case (every env step): one call
             kernel(
                 state,
@@ -347,7 +349,7 @@ class ComponentMethod(Method):
                 opts,
                 renormalize,
                 momentum,
-                traj,
+                frames,
                 stats,
             )
         elif loads.compiled:
@@ -356,7 +358,7 @@ class ComponentMethod(Method):
             while first < total:
                 last = min(total, first + size)
                 start = time.perf_counter()
-                kernel(*args, first, last, opts, renormalize, momentum, traj, stats)
+                kernel(*args, first, last, opts, renormalize, momentum, frames, stats)
                 # Aim the next call at CHUNK_SECONDS, growing at most eightfold per call.
                 elapsed = max(time.perf_counter() - start, 1e-6)
                 size = max(1, min(8 * size, int(size * CHUNK_SECONDS / elapsed)))
@@ -364,7 +366,7 @@ class ComponentMethod(Method):
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 args = (state.T, inertia.T, loads.params.T, t0, h, substeps, 0, total, opts, renormalize)
-                rest = (momentum.T, traj.transpose(0, 2, 1), stats.T, 0, n)
+                rest = (momentum.T, frames, stats.T, 0, n)
                 advance(self.step, loads.torque, loads.potential, *args, *rest)
         if self.torque_evals_per_iteration and np.isinf(stats[:, 0]).any():
             failed = int(np.sum(np.isinf(stats[:, 0])))
