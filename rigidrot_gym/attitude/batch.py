@@ -378,23 +378,22 @@ class AttitudeBatch:
         stepped = action is not None
         args = self._fused_arguments(action if stepped else self._idle_actions, waiting, s.substeps, stepped)
         if self.num_threads == 1:
-            kind, body = self._fused(*args)
+            counts = self._fused(*args)
         else:
-            kind, body = _on_threads(self._fused, self.num_threads, args)
-        if kind == fused.OK:
+            counts = _on_threads(self._fused, self.num_threads, args)
+        if not any(counts):
             # The staged states become the state: a swap, not a copy.
             self._state, work.soa_state = work.soa_state, self._state
             return
-        if kind == fused.NONFINITE_ACTION:
+        kind, body = fused.first_failure(args[0], waiting, work.soa_state, work.scratch)
+        if kind == "action":
             where = f" (env {body})" if self.num_bodies > 1 else ""
             raise ValueError(f"action must be finite, got {action[body].tolist()}{where}")
-        if kind == fused.NOT_CONVERGED:
-            live = ~waiting
-            failed = int(np.sum(np.isinf(work.scratch[0]) & live))
+        if kind == "convergence":
             options = dict(zip(self.method.options, self.opts.tolist(), strict=True))
             raise integrators.ConvergenceError(
-                f"method {self.method.name!r} did not converge within its iteration limit for {failed} of "
-                f"{int(live.sum())} bodies (options {options}); reduce the step or raise max_iter"
+                f"method {self.method.name!r} did not converge within its iteration limit for {counts[1]} of "
+                f"{int((~waiting).sum())} bodies (options {options}); reduce the step or raise max_iter"
             )
         raise divergence_error(s.integrator, s.dt, s.substeps, body, work.soa_state[:, body])
 

@@ -37,8 +37,6 @@ from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
 from rigidrot_gym.physics.jit import bodies, jitable
 from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
 
-# What a control period returns: (kind, body); kind OK, or why nothing was committed.
-OK, NONFINITE_ACTION, NOT_CONVERGED, INVALID_STATE = range(4)
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
 _TO_DEGREES = 180.0 / np.pi
@@ -195,25 +193,6 @@ def _commit(
                 obs[i, k] = results[k, i]
 
 
-@jitable
-def _first_failure(action, waiting, work, scratch, nonfinite, failed):
-    """(kind, body) of the first body not ``waiting`` whose action is not finite, else
-    (if any ``failed``) whose implicit step did not converge, else whose staged state is
-    invalid."""
-    for i in range(work.shape[1]):
-        if waiting[i]:
-            continue
-        if nonfinite:
-            if not (np.isfinite(action[i, 0]) and np.isfinite(action[i, 1]) and np.isfinite(action[i, 2])):
-                return NONFINITE_ACTION, i
-        elif failed:
-            if np.isinf(scratch[0, i]):
-                return NOT_CONVERGED, i
-        elif not _valid(work, i):
-            return INVALID_STATE, i
-    return OK, -1
-
-
 def _compile(step: Callable, parallel: bool) -> Callable:
     def control_period(
         action,
@@ -254,17 +233,18 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         ``work`` (from ``state``) by ``dt`` in ``substeps``; every advanced state must be
         finite with a unit attitude; then the observation and :func:`score` are computed.
 
-        Returns (kind, body): (``OK``, -1), ``work`` holding the new states (waiting bodies'
-        as they were) for the caller to swap with ``state``; or the first body whose action
-        is not finite, whose implicit step did not converge or whose state is invalid
-        (nothing written but ``work`` and scratch).
+        Returns how many bodies not waiting have (a) a non-finite action (then nothing is
+        staged), (b) an implicit step that did not converge and (c) an invalid staged state.
+        All zero: ``work`` holds the new states (waiting bodies' as they were) for the caller
+        to swap with ``state``; else nothing was written but ``work`` and scratch, and the
+        caller finds the first such body (:func:`first_failure`).
         """
         n = state.shape[1]
         blocks = (n + BLOCK - 1) // BLOCK
         # Three passes over blocks of bodies (in parallel in a kernel compiled with
         # ``parallel=True``): actions, then staging and checks, then, once every body is valid,
         # the commit. Failures are counted, not searched (an early exit stops a loop
-        # vectorising), and looked for only if there are any.
+        # vectorising); the caller looks for them only if there are any.
         nonfinite = 0
         for b in prange(blocks):
             lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
@@ -272,7 +252,7 @@ def _compile(step: Callable, parallel: bool) -> Callable:
                 action, waiting, stepped, principal, principal_axes, max_torque, params, scratch, lo, hi
             )
         if nonfinite:
-            return _first_failure(action, waiting, work, scratch, nonfinite, 0)
+            return nonfinite, 0, 0
         failed = invalid = 0
         for b in prange(blocks):
             lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
@@ -282,7 +262,7 @@ def _compile(step: Callable, parallel: bool) -> Callable:
             failed += counts[0]
             invalid += counts[1]
         if failed or invalid:
-            return _first_failure(action, waiting, work, scratch, 0, failed)
+            return 0, failed, invalid
         for b in prange(blocks):
             lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
             _commit(
@@ -302,11 +282,31 @@ def _compile(step: Callable, parallel: bool) -> Callable:
                 lo,
                 hi,
             )
-        return OK, -1
+        return 0, 0, 0
 
     # Numba's cache tells kernels apart by name, code and closure, not by their flags.
     control_period.__qualname__ += "_parallel" if parallel else ""
     return njit(cache=True, error_model="numpy", parallel=parallel)(control_period)
+
+
+def first_failure(
+    action: np.ndarray, waiting: np.ndarray, work: np.ndarray, scratch: np.ndarray
+) -> tuple[str, int]:
+    """After a control period that committed nothing: why, and the first body not
+    ``waiting`` concerned (arrays as the kernel's). ``"action"``: its action is not finite
+    (the kernel then staged nothing); else ``"convergence"``: its implicit step did not
+    converge; else ``"state"``: its staged state is not a
+    :func:`~rigidrot_gym.attitude.staging.valid_state` (evaluated on the whole batch at once)."""
+    live = ~waiting
+    bad = ~np.isfinite(action).all(axis=1) & live
+    if bad.any():
+        return "action", int(np.argmax(bad))
+    bad = np.isinf(scratch[0]) & live
+    if bad.any():
+        return "convergence", int(np.argmax(bad))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf · 0 is how it spots non-finite values
+        bad = ~valid_state(tuple(work)) & live
+    return "state", int(np.argmax(bad))
 
 
 @functools.cache
