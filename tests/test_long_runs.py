@@ -45,7 +45,7 @@ def _one_call(method, steps, substeps, dt, torque=None, renormalize=False, **opt
         opts,
         renormalize,
         momentum,
-        traj,
+        traj.transpose(0, 2, 1),  # the kernel records component-major
         stats,
     )
     return traj[:, 0, :4], traj[:, 0, 4:7]

@@ -8,9 +8,10 @@ observation, the reward and the flags. The arrays are component-major (structure
 
 A step either completes or changes nothing: the actions are checked, then the bodies are
 integrated in scratch (``work``) and checked, and only then committed (the outputs written,
-and the caller swaps ``work`` and ``state``, which saves a copy); a failure returns its
-kind and body, and the caller raises. Bodies marked ``waiting`` (a vector env's rows about
-to autoreset) are staged as they are, and neither checked nor their outputs written.
+and the caller swaps ``work`` and ``state``, which saves a copy); a failure returns how
+many bodies failed each check, and the caller finds the first (:func:`first_failure`) and
+raises. Bodies marked ``waiting`` (a vector env's rows about to autoreset) are staged as
+they are, and neither checked nor their outputs written.
 
 Each method gets its own compiled kernel (:func:`kernel_of`), a closure over its step
 function that numba caches on disk (a dispatcher passed as an argument would defeat the

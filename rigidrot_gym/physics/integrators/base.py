@@ -311,7 +311,8 @@ class ComponentMethod(Method):
     step: Callable
 
     def kernel(self, body_only: bool) -> Callable:
-        """This method's compiled run (:func:`kernel_of`)."""
+        """This method's compiled run (:func:`kernel_of`; it takes the trajectory buffer
+        component-major, ``traj.transpose(0, 2, 1)``)."""
         return kernel_of(self.step, body_only)
 
     def run(
