@@ -99,9 +99,10 @@ def test_train_py_is_the_zoo_on_the_batched_env(tmp_path, monkeypatch, algo):
     train.main([*argv, "--hyperparams", *TINY[algo]])
     elapsed = time.perf_counter() - start
     run = tmp_path / algo / "RigidRot-Reorient-v0_1"
-    # the timed part is inside the call timed here, and trained the 2 x 128 steps asked
+    # the timed part is inside the call timed here (written to 0.1 s: compared at that
+    # resolution, as a 0.19 s run writes 0.2), and trained the 2 x 128 steps asked
     seconds, rest = (run / "training_time.txt").read_text().split(" s wall time for ")
-    assert 0.0 < float(seconds) <= elapsed
+    assert 0.0 <= float(seconds) <= round(elapsed, 1)
     assert rest.split()[0] == "256"
     config = agents.read_config(run)
     assert (config["algo"], config["env"], config["env_kwargs"]) == (
