@@ -10,7 +10,10 @@
   cache in a second process (no compilation at all);
 * ``num_threads=2``: rows spread over three blocks of bodies, the last one partial, each
   the single env's bit for bit through autoresets, the caller's numba thread setting put
-  back, and the settings it cannot take refused.
+  back, and the settings it cannot take refused;
+* the arrays a vector env's step or reset returns (handed out uncopied) against copies
+  taken when they were returned: later steps, autoresets, resets and a refused step leave
+  them as they were.
 """
 
 from __future__ import annotations
@@ -152,3 +155,31 @@ def test_threads_it_cannot_use_are_refused(env_id, kwargs, message):
         pytest.skip("numba has one thread on this machine")
     with pytest.raises(ValueError, match=message):
         gym.make_vec(env_id, num_envs=4, **kwargs)
+
+
+def test_returned_arrays_are_never_written_again():
+    n = 5
+    vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=n, max_episode_steps=3)
+    rng = np.random.default_rng(4)
+    kept = []  # (returned array, its copy when returned)
+
+    def keep(obs, info, *rest):
+        arrays = [obs, *rest, *(v for v in info.values())]
+        kept.extend((a, a.copy()) for a in arrays)
+
+    obs, info = vec.reset(seed=1)
+    keep(obs, info)
+    ended = 0
+    for _ in range(8):  # episodes of 3 steps: autoresets on the steps after they end
+        obs, reward, terminated, truncated, info = vec.step(rng.uniform(-1, 1, (n, 3)).astype(np.float32))
+        keep(obs, info, reward, terminated, truncated)
+        ended += int((terminated | truncated).sum())
+    assert ended >= n
+    bad = np.zeros((n, 3), dtype=np.float32)
+    bad[2, 1] = np.nan
+    with pytest.raises(ValueError, match="action must be finite"):
+        vec.step(bad)
+    keep(*vec.reset(seed=2))
+    vec.step(np.zeros((n, 3), dtype=np.float32))
+    for returned, copy in kept:
+        np.testing.assert_array_equal(returned, copy)

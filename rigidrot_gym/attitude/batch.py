@@ -104,7 +104,8 @@ def _on_threads(kernel, threads: int, args: tuple) -> Any:
 
 @dataclass
 class StepResult:
-    """One batched step: arrays over the bodies (copies, safe to keep).
+    """One batched step: arrays over the bodies, safe to keep (the batch never writes
+    them again).
 
     ``wheel_momentum`` (N, n) N·m·s and ``wheel_saturated`` (N,) are empty (n = 0) and
     false without reaction wheels.
@@ -190,6 +191,7 @@ class AttitudeBatch:
         self.rngs: list[np.random.Generator] = []
         self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
         self._out = np.zeros((TRUNCATED + 1, n))
+        self._handed_out = False  # obs and _out given away by result(), not to be written
         self.wheel_momentum = np.zeros((n, m if scenario.wheels else 0))
         self.wheel_saturated = np.zeros(n, dtype=bool)
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
@@ -376,7 +378,15 @@ class AttitudeBatch:
         ``waiting`` as they are): one call of the kernel of :func:`~rigidrot_gym.attitude.fused.kernel_of`."""
         work, s = self._work, self.scenario
         stepped = action is not None
-        args = self._fused_arguments(action if stepped else self._idle_actions, waiting, s.substeps, stepped)
+        obs, out = self.obs, self._out
+        if self._handed_out:
+            # result() gave these arrays away uncopied: write new ones, so that an array a
+            # caller holds is never written again (waiting bodies keep their outputs).
+            obs, out = np.empty_like(obs), np.empty_like(out)
+            if waiting is not self._no_waiting and waiting.any():
+                obs[waiting], out[:, waiting] = self.obs[waiting], self._out[:, waiting]
+        actions = action if stepped else self._idle_actions
+        args = self._fused_arguments(actions, waiting, s.substeps, stepped, obs, out)
         if self.num_threads == 1:
             counts = self._fused(*args)
         else:
@@ -384,6 +394,7 @@ class AttitudeBatch:
         if not any(counts):
             # The staged states become the state: a swap, not a copy.
             self._state, work.soa_state = work.soa_state, self._state
+            self.obs, self._out, self._handed_out = obs, out, False
             return
         kind, body = fused.first_failure(args[0], waiting, work.soa_state, work.scratch)
         if kind == "action":
@@ -398,9 +409,16 @@ class AttitudeBatch:
         raise divergence_error(s.integrator, s.dt, s.substeps, body, work.soa_state[:, body])
 
     def _fused_arguments(
-        self, action: np.ndarray, waiting: np.ndarray, substeps: int, stepped: bool
+        self,
+        action: np.ndarray,
+        waiting: np.ndarray,
+        substeps: int,
+        stepped: bool,
+        obs: np.ndarray,
+        out: np.ndarray,
     ) -> tuple:
-        """The arguments of the fused kernel's call (:func:`~rigidrot_gym.attitude.fused.kernel_of`)."""
+        """The arguments of the fused kernel's call (:func:`~rigidrot_gym.attitude.fused.kernel_of`)
+        that writes its observations and outputs into ``obs`` and ``out``."""
         work = self._work
         return (
             action,
@@ -421,8 +439,8 @@ class AttitudeBatch:
             self._limits,
             self.steps,
             self.hold,
-            self.obs,
-            self._out,
+            obs,
+            out,
             work.scratch,
         )
 
@@ -509,15 +527,17 @@ class AttitudeBatch:
         self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1] = reward, flags
 
     def result(self) -> StepResult:
-        """The last step's arrays, copied."""
+        """The last step's arrays: the compiled step's own (its next call writes new ones),
+        else copies."""
         out = self._out
+        own = self._handed_out = self._fused is not None
         return StepResult(
-            obs=self.obs.copy(),
-            reward=out[REWARD].copy(),
+            obs=self.obs if own else self.obs.copy(),
+            reward=out[REWARD] if own else out[REWARD].copy(),
             terminated=out[TERMINATED] > 0.5,
             truncated=out[TRUNCATED] > 0.5,
-            pointing_error_deg=out[POINTING_DEG].copy(),
-            rate=out[RATE].copy(),
+            pointing_error_deg=out[POINTING_DEG] if own else out[POINTING_DEG].copy(),
+            rate=out[RATE] if own else out[RATE].copy(),
             is_success=out[SUCCESS] > 0.5,
             wheel_momentum=self.wheel_momentum.copy(),
             wheel_saturated=self.wheel_saturated.copy(),

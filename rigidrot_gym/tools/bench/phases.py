@@ -63,7 +63,8 @@ def arithmetic_peak(seconds: float = 0.1, repeats: int = 9) -> float:
 
 
 def _kernel_call(batch, actions: np.ndarray, substeps: int) -> None:
-    batch._fused(*batch._fused_arguments(actions, batch._no_waiting, substeps, True))
+    args = batch._fused_arguments(actions, batch._no_waiting, substeps, True, batch.obs, batch._out)
+    batch._fused(*args)
 
 
 def phase_costs(env_id: str, n: int = 4096, repeats: int = 31) -> dict[str, float]:
