@@ -381,10 +381,13 @@ class AttitudeBatch:
         obs, out = self.obs, self._out
         if self._handed_out:
             # result() gave these arrays away uncopied: write new ones, so that an array a
-            # caller holds is never written again (waiting bodies keep their outputs).
+            # caller holds is never written again.
             obs, out = np.empty_like(obs), np.empty_like(out)
-            if waiting is not self._no_waiting and waiting.any():
-                obs[waiting], out[:, waiting] = self.obs[waiting], self._out[:, waiting]
+        # The kernel writes every body's outputs and counters; waiting bodies' are put back.
+        rows = None
+        if waiting is not self._no_waiting and waiting.any():
+            rows = np.flatnonzero(waiting)
+            kept = (self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
         actions = action if stepped else self._idle_actions
         args = self._fused_arguments(actions, waiting, s.substeps, stepped, obs, out)
         if self.num_threads == 1:
@@ -394,6 +397,8 @@ class AttitudeBatch:
         if not any(counts):
             # The staged states become the state: a swap, not a copy.
             self._state, work.soa_state = work.soa_state, self._state
+            if rows is not None:
+                obs[rows], out[:, rows], self.steps[rows], self.hold[rows] = kept
             self.obs, self._out, self._handed_out = obs, out, False
             return
         kind, body = fused.first_failure(args[0], waiting, work.soa_state, work.scratch)

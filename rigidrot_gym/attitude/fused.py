@@ -11,7 +11,8 @@ integrated in scratch (``work``) and checked, and only then committed (the outpu
 and the caller swaps ``work`` and ``state``, which saves a copy); a failure returns how
 many bodies failed each check, and the caller finds the first (:func:`first_failure`) and
 raises. Bodies marked ``waiting`` (a vector env's rows about to autoreset) are staged as
-they are, and neither checked nor their outputs written.
+they are and not checked; their outputs and counters are written like every body's, and
+the caller puts back what they had.
 
 Each method gets its own compiled kernel (:func:`kernel_of`), a closure over its step
 function that numba caches on disk (a dispatcher passed as an argument would defeat the
@@ -132,7 +133,6 @@ def _stage(step, waiting, moments, state, work, params, opts, dt, substeps, step
 
 @jitable
 def _commit(
-    waiting,
     principal,
     principal_axes,
     target,
@@ -149,7 +149,8 @@ def _commit(
     hi,
 ):
     """The observations, outputs and counters of bodies ``lo`` … ``hi`` − 1 at their staged
-    states (the caller then makes ``work`` the state)."""
+    states, waiting bodies' too (the caller then makes ``work`` the state and puts back
+    what waiting bodies had)."""
     acts, results = scratch[2:5], scratch[5:14]
     inv_max_rate = 1.0 / constants[2]
     # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises;
@@ -169,29 +170,28 @@ def _commit(
         w = (body[4, i], body[5, i], body[6, i])
         results[4, i], results[5, i], results[6, i] = scaled_rates(w, inv_max_rate)
         results[8, i] = vec.norm((work[4, i], work[5, i], work[6, i]))  # as the unfused step's
-    # ... then the bookkeeping (selects: a waiting body keeps its values) ...
+    # ... then the bookkeeping, for every body (the caller puts back a waiting body's
+    # outputs: selects here would keep the loop from vectorising), with the constants in a
+    # local tuple (read from their array in the loop, they could alias a write) ...
+    k = (constants[0], constants[1], constants[2], constants[3], constants[4], constants[5], constants[6], constants[7])
     inv_actions = 1.0 / 3.0
     hold_steps, max_steps = limits[0], limits[1]
     for i in bodies(lo, hi):
-        live = not waiting[i]
         angle, rate = results[7, i], results[8, i]
         effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
-        reward, success, terminated, truncated, count, streak = score(
-            angle, rate, effort, constants, inv_max_rate, stepped, steps[i], hold[i], hold_steps, max_steps
+        reward, success, terminated, truncated, steps[i], hold[i] = score(
+            angle, rate, effort, k, inv_max_rate, stepped, steps[i], hold[i], hold_steps, max_steps
         )
-        steps[i] = count if live else steps[i]
-        hold[i] = streak if live else hold[i]
-        out[REWARD, i] = reward if live else out[REWARD, i]
-        out[POINTING_DEG, i] = angle * _TO_DEGREES if live else out[POINTING_DEG, i]
-        out[RATE, i] = rate if live else out[RATE, i]
-        out[SUCCESS, i] = success if live else out[SUCCESS, i]
-        out[TERMINATED, i] = terminated if live else out[TERMINATED, i]
-        out[TRUNCATED, i] = truncated if live else out[TRUNCATED, i]
+        out[REWARD, i] = reward
+        out[POINTING_DEG, i] = angle * _TO_DEGREES
+        out[RATE, i] = rate
+        out[SUCCESS, i] = success
+        out[TERMINATED, i] = terminated
+        out[TRUNCATED, i] = truncated
     # ... and the observations, body by body (float32 rows of 7).
     for i in bodies(lo, hi):
-        if not waiting[i]:
-            for k in range(7):
-                obs[i, k] = results[k, i]
+        for c in range(7):
+            obs[i, c] = results[c, i]
 
 
 def _compile(step: Callable, parallel: bool) -> Callable:
@@ -237,8 +237,9 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         Returns how many bodies not waiting have (a) a non-finite action (then nothing is
         staged), (b) an implicit step that did not converge and (c) an invalid staged state.
         All zero: ``work`` holds the new states (waiting bodies' as they were) for the caller
-        to swap with ``state``; else nothing was written but ``work`` and scratch, and the
-        caller finds the first such body (:func:`first_failure`).
+        to swap with ``state``, and ``obs``, ``out``, ``steps`` and ``hold`` are written for
+        every body (the caller puts back waiting bodies' own); else nothing was written but
+        ``work`` and scratch, and the caller finds the first such body (:func:`first_failure`).
         """
         n = state.shape[1]
         blocks = (n + BLOCK - 1) // BLOCK
@@ -267,7 +268,6 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         for b in prange(blocks):
             lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
             _commit(
-                waiting,
                 principal,
                 principal_axes,
                 target,
