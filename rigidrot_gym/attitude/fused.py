@@ -173,8 +173,16 @@ def _commit(
     # ... then the bookkeeping, for every body (the caller puts back a waiting body's
     # outputs: selects here would keep the loop from vectorising), with the constants in a
     # local tuple (read from their array in the loop, they could alias a write) ...
-    c = constants
-    k = (c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])
+    k = (
+        constants[0],
+        constants[1],
+        constants[2],
+        constants[3],
+        constants[4],
+        constants[5],
+        constants[6],
+        constants[7],
+    )
     inv_actions = 1.0 / 3.0
     hold_steps, max_steps = limits[0], limits[1]
     for i in bodies(lo, hi):
