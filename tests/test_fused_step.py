@@ -11,6 +11,8 @@
 * ``num_threads=2``: rows spread over three blocks of bodies, the last one partial, each
   the single env's bit for bit through autoresets, the caller's numba thread setting put
   back, and the settings it cannot take refused;
+* rows that autoreset while most of the batch goes on (observed on their own, not as the
+  whole batch with the others waiting) against single envs, bit for bit;
 * the arrays a vector env's step or reset returns (handed out uncopied) against copies
   taken when they were returned: later steps, autoresets, resets and a refused step leave
   them as they were.
@@ -183,3 +185,32 @@ def test_returned_arrays_are_never_written_again():
     vec.step(np.zeros((n, 3), dtype=np.float32))
     for returned, copy in kept:
         np.testing.assert_array_equal(returned, copy)
+
+
+def test_a_few_rows_autoresetting_equal_single_envs():
+    n, seed, max_steps = 8, 3, 50
+    vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=n, max_episode_steps=max_steps)
+    singles = [gym.make("RigidRot/Reorient-v0", max_episode_steps=max_steps) for _ in range(n)]
+    # rows 0 and 1 spin up at full torque and end early (past 1.5 rad/s after ≈ 30 steps),
+    # the others run on to the step limit
+    actions = np.zeros((70, n, 3), dtype=np.float32)
+    actions[:, :2] = 1.0
+    obs, _ = vec.reset(seed=seed)
+    for i, env in enumerate(singles):
+        np.testing.assert_array_equal(obs[i], env.reset(seed=seed + i)[0])
+    pending, resets = [False] * n, []
+    for step_actions in actions:
+        obs, reward, terminated, truncated, info = vec.step(step_actions)
+        resets.append([i for i in range(n) if pending[i]])
+        for i, env in enumerate(singles):
+            if pending[i]:
+                (o, inf), r, te, tr = env.reset(), 0.0, False, False
+            else:
+                o, r, te, tr, inf = env.step(step_actions[i])
+            pending[i] = te or tr
+            np.testing.assert_array_equal(obs[i], o)
+            assert (reward[i], terminated[i], truncated[i]) == (r, te, tr)
+            assert info["pointing_error_deg"][i] == inf["pointing_error_deg"]
+    # a step that resets a few rows only (fewer than half), and one that resets most
+    assert any(0 < len(rows) < n // 2 for rows in resets), resets
+    assert any(len(rows) >= n // 2 for rows in resets), resets

@@ -278,10 +278,13 @@ class AttitudeBatch:
                 where[:] = value
         if realistic:
             self._reset_realism(rows, variates)
-        b = self.principal[rows]
         self.state[rows] = 0.0
-        self.state[rows, 0:4] = quat.multiply(q, b)
-        self.state[rows, 4:7] = quat.rotate_inverse(b, omega)
+        if self._principal_axes:  # every frame B is the identity: q ⊗ B = q, B* ω B = ω
+            self.state[rows, 0:4], self.state[rows, 4:7] = q, omega
+        else:
+            b = self.principal[rows]
+            self.state[rows, 0:4] = quat.multiply(q, b)
+            self.state[rows, 4:7] = quat.rotate_inverse(b, omega)
         self.target[rows] = target
         self.steps[rows] = 0
         self.hold[rows] = 0
@@ -390,10 +393,7 @@ class AttitudeBatch:
             kept = (self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
         actions = action if stepped else self._idle_actions
         args = self._fused_arguments(actions, waiting, s.substeps, stepped, obs, out)
-        if self.num_threads == 1:
-            counts = self._fused(*args)
-        else:
-            counts = _on_threads(self._fused, self.num_threads, args)
+        counts = self._run_fused(args)
         if not any(counts):
             # The staged states become the state: a swap, not a copy.
             self._state, work.soa_state = work.soa_state, self._state
@@ -412,6 +412,56 @@ class AttitudeBatch:
                 f"{int((~waiting).sum())} bodies (options {options}); reduce the step or raise max_iter"
             )
         raise divergence_error(s.integrator, s.dt, s.substeps, body, work.soa_state[:, body])
+
+    def _run_fused(self, args: tuple) -> tuple[int, int, int]:
+        """The fused kernel's call with ``args``, on this batch's threads."""
+        if self.num_threads == 1:
+            return self._fused(*args)
+        return _on_threads(self._fused, self.num_threads, args)
+
+    def _observe_fused(self, rows: np.ndarray) -> None:
+        """Observations and outputs of bodies ``rows`` (sorted, distinct) as they are: the
+        kernel run on those bodies alone, gathered into arrays of their own, so that a few
+        rows cost a few rows (an evaluation over the batch with the others waiting costs the
+        whole batch)."""
+        k, s = rows.size, self.scenario
+
+        def gather(a: np.ndarray) -> np.ndarray:
+            return a.take(rows, axis=a.ndim - 1)  # C-contiguous: the compiled specialisation
+
+        obs = np.empty((k, self.obs.shape[1]), dtype=self.obs.dtype)
+        out = np.empty((self._out.shape[0], k))
+        args = (
+            self._idle_actions[:k],
+            self._no_waiting[:k],
+            gather(self._max_torque),
+            gather(self._principal),
+            self._principal_axes,
+            gather(self._target),
+            gather(self._moments),
+            gather(self._state),
+            np.empty((STATE_SIZE, k)),
+            np.empty((torques.SIZE, k)),
+            self.opts,
+            s.dt,
+            s.substeps,
+            False,
+            self.constants,
+            self._limits,
+            gather(self.steps),  # not advanced without a step: nothing to write back
+            gather(self.hold),
+            obs,
+            out,
+            np.empty_like(self._work.scratch, shape=(self._work.scratch.shape[0], k)),
+        )
+        if any(self._run_fused(args)):  # an invalid state: the whole batch's call raises, naming it
+            others = np.ones(self.num_bodies, dtype=bool)
+            others[rows] = False
+            self._step_fused(None, others)
+            return
+        if self._handed_out:  # never write an array result() gave away
+            self.obs, self._out, self._handed_out = self.obs.copy(), self._out.copy(), False
+        self.obs[rows], self._out[:, rows] = obs, out
 
     def _fused_arguments(
         self,
@@ -522,7 +572,9 @@ class AttitudeBatch:
         autoreset convention)."""
         self.reset_rows(rows, fixed)
         reward, flags = self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1]
-        if self._fused is not None:
+        if self._fused is not None and 2 * len(rows) < self.num_bodies:
+            self._observe_fused(np.unique(rows))
+        elif self._fused is not None:
             others = np.ones(self.num_bodies, dtype=bool)
             others[rows] = False
             self._step_fused(None, others)
