@@ -667,9 +667,10 @@ class AttitudeBatch:
                 self.out,
             )
 
-    def info(self, i: int) -> dict[str, Any]:
-        """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""
-        out = self.out[i]
+    def info(self, i: int, outputs: list[float] | None = None) -> dict[str, Any]:
+        """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch),
+        from ``outputs``, its row of :attr:`out` as a list, if the caller has it."""
+        out = self.out[i].tolist() if outputs is None else outputs
         wheels = (self.wheel_momentum[i], self.wheel_saturated[i]) if self._wheels else None
         return _info(out[POINTING_DEG], out[RATE], out[SUCCESS] > 0.5, wheels)
 

@@ -295,15 +295,15 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
             raise RuntimeError("call reset() before step()")
         action = arguments.actions(action, self.action_space.shape)
         self.batch.step(action.reshape(1, -1))
-        out = self.batch.out[0]
+        out = self.batch.out[0].tolist()  # Python floats at once: cheaper than one by one
         if self.render_mode == "human":
             self.render()
         return (
             self.batch.obs[0].copy(),
-            float(out[REWARD]),
-            bool(out[TERMINATED]),
-            bool(out[TRUNCATED]),
-            self._info(),
+            out[REWARD],
+            out[TERMINATED] > 0.5,
+            out[TRUNCATED] > 0.5,
+            self.batch.info(0, out),
         )
 
     def render(self):
