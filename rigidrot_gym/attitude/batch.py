@@ -588,15 +588,15 @@ class AttitudeBatch:
         else copies."""
         out = self._out
         own = self._handed_out = self._fused is not None
-        success, terminated, truncated = out[SUCCESS : TRUNCATED + 1] > 0.5  # adjacent rows: one pass
+        flags = out[SUCCESS : TRUNCATED + 1] > 0.5  # adjacent rows: one pass
         return StepResult(
             obs=self.obs if own else self.obs.copy(),
             reward=out[REWARD] if own else out[REWARD].copy(),
-            terminated=terminated,
-            truncated=truncated,
+            terminated=flags[TERMINATED - SUCCESS],
+            truncated=flags[TRUNCATED - SUCCESS],
             pointing_error_deg=out[POINTING_DEG] if own else out[POINTING_DEG].copy(),
             rate=out[RATE] if own else out[RATE].copy(),
-            is_success=success,
+            is_success=flags[0],
             wheel_momentum=self.wheel_momentum.copy(),
             wheel_saturated=self.wheel_saturated.copy(),
         )
