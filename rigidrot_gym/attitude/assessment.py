@@ -39,10 +39,23 @@ def score(angle, rate, effort, constants, inv_max_rate, stepped, steps, hold, ho
     return reward, success, terminated, truncated, steps, hold
 
 
+@jitable
+def record(out, i, angle, rate, reward, success, terminated, truncated):
+    """Body i's outputs into ``out`` (6, N), rows ``REWARD`` …: the reward, the pointing
+    error ``angle`` in degrees, the ``rate``, and the flags as 0 or 1."""
+    out[REWARD, i] = reward
+    out[POINTING_DEG, i] = angle * _TO_DEGREES
+    out[RATE, i] = rate
+    out[SUCCESS, i] = success
+    out[TERMINATED, i] = terminated
+    out[TRUNCATED, i] = truncated
+
+
 @njit(cache=True, error_model="numpy")
 def assess(state, action, constants, rows, stepped, steps, hold, limits, half, out):
     """Reward, pointing error, rate and flags (:func:`score`) of the bodies ``rows`` from
-    the sines and cosines of their half pointing errors (``half`` (2, N))."""
+    the sines and cosines of their half pointing errors (``half`` (2, N)), into ``out``
+    (6, N) (:func:`record`)."""
     inv_max_rate = 1.0 / constants[2]
     inv_actions = 1.0 / action.shape[1]
     for i in rows:
@@ -55,9 +68,4 @@ def assess(state, action, constants, rows, stepped, steps, hold, limits, half, o
         reward, success, terminated, truncated, steps[i], hold[i] = score(
             angle, rate, effort, constants, inv_max_rate, stepped, steps[i], hold[i], limits[0], limits[1]
         )
-        out[i, REWARD] = reward
-        out[i, POINTING_DEG] = angle * _TO_DEGREES
-        out[i, RATE] = rate
-        out[i, SUCCESS] = success
-        out[i, TERMINATED] = terminated
-        out[i, TRUNCATED] = truncated
+        record(out, i, angle, rate, reward, success, terminated, truncated)

@@ -654,7 +654,7 @@ class AttitudeBatch:
             self.hold,
             self._limits,
             half,
-            self.out,
+            self._out,
         )
         if self._realistic:
             observe_actuators(

@@ -29,10 +29,9 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit, prange
 
-from rigidrot_gym.attitude.assessment import score
+from rigidrot_gym.attitude.assessment import record, score
 from rigidrot_gym.attitude.observation import attitude_error, half_angle, scaled_rates
 from rigidrot_gym.attitude.staging import valid_state
-from rigidrot_gym.attitude.task import POINTING_DEG, RATE, REWARD, SUCCESS, TERMINATED, TRUNCATED
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
@@ -41,7 +40,6 @@ from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
 
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
-_TO_DEGREES = 180.0 / np.pi
 
 
 @jitable
@@ -191,12 +189,7 @@ def _commit(
         reward, success, terminated, truncated, steps[i], hold[i] = score(
             angle, rate, effort, k, inv_max_rate, stepped, steps[i], hold[i], hold_steps, max_steps
         )
-        out[REWARD, i] = reward
-        out[POINTING_DEG, i] = angle * _TO_DEGREES
-        out[RATE, i] = rate
-        out[SUCCESS, i] = success
-        out[TERMINATED, i] = terminated
-        out[TRUNCATED, i] = truncated
+        record(out, i, angle, rate, reward, success, terminated, truncated)
     # ... and the observations, body by body (float32 rows of 7).
     for i in bodies(lo, hi):
         for c in range(7):
