@@ -11,7 +11,9 @@ import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 
 
-@pytest.mark.parametrize("env_id", ["RigidRot/Reorient-v0", "RigidRot/Detumble-v0"])
+@pytest.mark.parametrize(
+    "env_id", ["RigidRot/Reorient-v0", "RigidRot/Detumble-v0", "RigidRot/WheelReorient-v0"]
+)
 def test_adapter_matches_dummy_vec_env_step_for_step(env_id):
     n, seed, limit = 3, 5, 30
     adapter = AttitudeSB3VecEnv(n, env_id, max_episode_steps=limit)
@@ -22,16 +24,17 @@ def test_adapter_matches_dummy_vec_env_step_for_step(env_id):
     rng = np.random.default_rng(0)
     ends = 0
     for _ in range(100):
-        actions = rng.uniform(-1, 1, size=(n, 3)).astype(np.float32)
+        actions = rng.uniform(-1, 1, size=(n, *adapter.action_space.shape)).astype(np.float32)
         obs_a, rew_a, done_a, info_a = adapter.step(actions)
         obs_d, rew_d, done_d, info_d = dummy.step(actions)
         np.testing.assert_array_equal(obs_a, obs_d)  # same-step reset: new episode's obs
         np.testing.assert_allclose(rew_a, rew_d, rtol=0, atol=1e-6)
         np.testing.assert_array_equal(done_a, done_d)
         for a, d in zip(info_a, info_d, strict=True):
-            assert a["TimeLimit.truncated"] == d["TimeLimit.truncated"]
-            assert a["is_success"] == d["is_success"]
-            assert ("terminal_observation" in a) == ("terminal_observation" in d)
+            assert a.keys() == d.keys()
+            for key in d.keys() - {"terminal_observation"}:  # every entry, wheels' too
+                np.testing.assert_array_equal(a[key], d[key])
+                assert type(a[key]) is type(d[key]), key
             if "terminal_observation" in a:
                 np.testing.assert_array_equal(a["terminal_observation"], d["terminal_observation"])
                 ends += 1

@@ -126,6 +126,17 @@ class StepResult:
         wheels = (self.wheel_momentum[i], self.wheel_saturated[i]) if self.wheel_momentum.shape[1] else None
         return _info(self.pointing_error_deg[i], self.rate[i], self.is_success[i], wheels)
 
+    def infos(self) -> list[dict[str, Any]]:
+        """Every env's ``info`` dict (as :meth:`info`), from each array's values as a list at
+        once (a numpy scalar read per env costs more than the dict)."""
+        columns = zip(
+            self.pointing_error_deg.tolist(), self.rate.tolist(), self.is_success.tolist(), strict=True
+        )
+        if not self.wheel_momentum.shape[1]:
+            return [_info(*values) for values in columns]
+        saturated = self.wheel_saturated.tolist()
+        return [_info(*values, (self.wheel_momentum[i], saturated[i])) for i, values in enumerate(columns)]
+
     def info_arrays(self) -> dict[str, np.ndarray]:
         """The same entries as arrays over the envs (Gymnasium's vector ``info``)."""
         arrays = {

@@ -84,7 +84,7 @@ class AttitudeSB3VecEnv(VecEnv):
         self._reset_options()
         self.batch.observe()
         result = self.batch.result()
-        self.reset_infos = [result.info(i) for i in range(self.num_envs)]
+        self.reset_infos = result.infos()
         return result.obs
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -100,9 +100,9 @@ class AttitudeSB3VecEnv(VecEnv):
             self._actions = None
         result = self.batch.result()
         dones = result.terminated | result.truncated
-        infos = [result.info(i) for i in range(self.num_envs)]
-        for i, info in enumerate(infos):
-            info["TimeLimit.truncated"] = bool(result.truncated[i])  # never set when terminated
+        infos = result.infos()
+        for info, truncated in zip(infos, result.truncated.tolist(), strict=True):
+            info["TimeLimit.truncated"] = truncated  # never set when terminated
         rows = np.flatnonzero(dones)
         obs = result.obs
         if rows.size:
