@@ -431,48 +431,25 @@ class AttitudeBatch:
         return _on_threads(self._fused, self.num_threads, args)
 
     def _observe_fused(self, rows: np.ndarray) -> None:
-        """Observations and outputs of bodies ``rows`` (sorted, distinct) as they are: the
-        kernel run on those bodies alone, gathered into arrays of their own, so that a few
-        rows cost a few rows (an evaluation over the batch with the others waiting costs the
-        whole batch)."""
-        k, s = rows.size, self.scenario
-
-        def gather(a: np.ndarray) -> np.ndarray:
-            return a.take(rows, axis=a.ndim - 1)  # C-contiguous: the compiled specialisation
-
-        obs = np.empty((k, self.obs.shape[1]), dtype=self.obs.dtype)
-        out = np.empty((self._out.shape[0], k))
-        args = (
-            self._idle_actions[:k],
-            self._no_waiting[:k],
-            gather(self._max_torque),
-            gather(self._principal),
-            self._principal_axes,
-            gather(self._target),
-            gather(self._moments),
-            gather(self._state),
-            np.empty((STATE_SIZE, k)),
-            np.empty((torques.SIZE, k)),
-            self.opts,
-            s.dt,
-            s.substeps,
-            False,
-            self.constants,
-            self._limits,
-            gather(self.steps),  # not advanced without a step: nothing to write back
-            gather(self.hold),
-            obs,
-            out,
-            np.empty_like(self._work.scratch, shape=(self._work.scratch.shape[0], k)),
-        )
-        if any(self._run_fused(args)):  # an invalid state: the whole batch's call raises, naming it
-            others = np.ones(self.num_bodies, dtype=bool)
-            others[rows] = False
-            self._step_fused(None, others)
-            return
-        if self._handed_out:  # never write an array result() gave away
-            self.obs, self._out, self._handed_out = self.obs.copy(), self._out.copy(), False
-        self.obs[rows], self._out[:, rows] = obs, out
+        """Observations and outputs of bodies ``rows`` (sorted, distinct) as they are. Fewer
+        than half the batch: the kernel runs on those bodies alone, gathered into arrays of
+        their own, so that a few rows cost a few rows; else (or for an invalid state, whose
+        error that call raises) one call over the batch with the others waiting."""
+        if 2 * rows.size < self.num_bodies:
+            obs = np.empty((rows.size, self.obs.shape[1]), dtype=self.obs.dtype)
+            out = np.empty((self._out.shape[0], rows.size))
+            k = rows.size
+            args = self._fused_arguments(
+                self._idle_actions[:k], self._no_waiting[:k], self.scenario.substeps, False, obs, out, rows
+            )
+            if not any(self._run_fused(args)):
+                if self._handed_out:  # never write an array result() gave away
+                    self.obs, self._out, self._handed_out = self.obs.copy(), self._out.copy(), False
+                self.obs[rows], self._out[:, rows] = obs, out
+                return
+        others = np.ones(self.num_bodies, dtype=bool)
+        others[rows] = False
+        self._step_fused(None, others)
 
     def _fused_arguments(
         self,
@@ -482,32 +459,45 @@ class AttitudeBatch:
         stepped: bool,
         obs: np.ndarray,
         out: np.ndarray,
+        rows: np.ndarray | None = None,
     ) -> tuple:
         """The arguments of the fused kernel's call (:func:`~rigidrot_gym.attitude.fused.kernel_of`)
-        that writes its observations and outputs into ``obs`` and ``out``."""
+        that writes its observations and outputs into ``obs`` and ``out``: over the whole
+        batch, or over the bodies ``rows`` alone (gathered copies and scratch of their own;
+        without a step nothing but ``obs`` and ``out`` needs writing back)."""
         work = self._work
+        arrays = (self._max_torque, self._principal, self._target, self._moments, self._state)
+        arrays += (self.steps, self.hold)
+        staged, params, scratch = work.soa_state, work.soa_params, work.scratch
+        if rows is not None:
+            # C-contiguous copies: the same compiled specialisation
+            arrays = tuple(a.take(rows, axis=a.ndim - 1) for a in arrays)
+            k = rows.size
+            staged, params = np.empty((STATE_SIZE, k)), np.empty((torques.SIZE, k))
+            scratch = np.empty((work.scratch.shape[0], k))
+        max_torque, principal, target, moments, state, steps, hold = arrays
         return (
             action,
             waiting,
-            self._max_torque,
-            self._principal,
+            max_torque,
+            principal,
             self._principal_axes,
-            self._target,
-            self._moments,
-            self._state,
-            work.soa_state,
-            work.soa_params,
+            target,
+            moments,
+            state,
+            staged,
+            params,
             self.opts,
             self.scenario.dt,
             substeps,
             stepped,
             self.constants,
             self._limits,
-            self.steps,
-            self.hold,
+            steps,
+            hold,
             obs,
             out,
-            work.scratch,
+            scratch,
         )
 
     def _integrate(self, rows: np.ndarray) -> None:
@@ -583,12 +573,8 @@ class AttitudeBatch:
         autoreset convention)."""
         self.reset_rows(rows, fixed)
         reward, flags = self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1]
-        if self._fused is not None and 2 * len(rows) < self.num_bodies:
+        if self._fused is not None:
             self._observe_fused(np.unique(rows))
-        elif self._fused is not None:
-            others = np.ones(self.num_bodies, dtype=bool)
-            others[rows] = False
-            self._step_fused(None, others)
         else:
             self._work.clipped[rows] = 0.0
             self._evaluate(rows, stepped=False)
