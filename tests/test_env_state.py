@@ -48,6 +48,8 @@ def _assert_same_outputs(a, b) -> None:
         ("RigidRot/Detumble-v0", {"integrator": "rk4", "dt": 20.0}, ONES),  # |q| collapses to 0
         ("RigidRot/Slew-v0", {"dt": 200.0}, ONES),  # |q| collapses to 0
         ("RigidRot/Reorient-v0", {"max_torque": [1e300] * 3}, ONES),  # ω × Jω overflows
+        # the same through the realism options' compiled step
+        ("RigidRot/Reorient-v0", {"max_torque": [1e300] * 3, "actuator_noise": 0.1}, ONES),
     ],
 )
 def test_a_diverging_step_raises_naming_dt_substeps_and_integrator_and_changes_nothing(
@@ -80,10 +82,11 @@ def test_after_a_diverging_step_the_env_goes_on_like_one_that_never_took_it():
         _assert_same_outputs(env.step(a), reference.step(a))
 
 
-def test_the_vector_env_raises_for_one_diverging_row_and_changes_no_row():
+@pytest.mark.parametrize("realism", [{}, {"actuator_noise": 0.1}], ids=["plain", "realism"])
+def test_the_vector_env_raises_for_one_diverging_row_and_changes_no_row(realism):
     n = 4
-    vec = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", max_torque=[1e300] * 3)
-    reference = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", max_torque=[1e300] * 3)
+    vec = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", max_torque=[1e300] * 3, **realism)
+    reference = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", max_torque=[1e300] * 3, **realism)
     _assert_same_outputs(vec.reset(seed=5), reference.reset(seed=5))
     actions = np.zeros((n, 3), dtype=np.float32)
     actions[2] = 1.0  # row 2 diverges
@@ -96,8 +99,9 @@ def test_the_vector_env_raises_for_one_diverging_row_and_changes_no_row():
         _assert_same_outputs(vec.step(quiet), reference.step(quiet))
 
 
-def test_a_step_that_does_not_converge_changes_nothing_and_a_retry_fails_alike():
-    env = gym.make("RigidRot/Reorient-v0", integrator="nielsen_krenk", dt=100.0).unwrapped
+@pytest.mark.parametrize("realism", [{}, {"actuator_noise": 0.1}], ids=["plain", "realism"])
+def test_a_step_that_does_not_converge_changes_nothing_and_a_retry_fails_alike(realism):
+    env = gym.make("RigidRot/Reorient-v0", integrator="nielsen_krenk", dt=100.0, **realism).unwrapped
     env.reset(seed=0)
     before = state(env)
     for _ in range(2):  # a retry must not apply another unconverged step

@@ -28,7 +28,10 @@ component-major and read by rows through transposed views (:attr:`AttitudeBatch.
 The realism options of a scenario (:attr:`Scenario.realistic`) add, in compiled kernels
 over the bodies: a one-step actuation delay, actuator noise, wheel momentum and its limits,
 constant and random-walk disturbances, the gravity gradient, sensor noise on the
-observation (the reward sees the truth) and domain randomisation.
+observation (the reward sees the truth) and domain randomisation. With a library method
+their step is one compiled call too (:func:`~rigidrot_gym.attitude.realistic.kernel_of`,
+over the stepped bodies by rows); with an engine's method, the engine's step sits between
+two of them.
 
 Randomness comes only from the per-body generators passed in by the caller: the draws
 at reset directly, the per-step noise through a counter-based stream keyed at reset
@@ -44,12 +47,11 @@ from typing import Any
 import numba
 import numpy as np
 
-from rigidrot_gym.attitude import fused, randomization
-from rigidrot_gym.attitude.actuation import actuate, advance_realism, apply_action, clip_actions, load_torques
+from rigidrot_gym.attitude import fused, randomization, realistic
+from rigidrot_gym.attitude.actuation import apply_action
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.assessment import assess
 from rigidrot_gym.attitude.disturbances import mean_motion
-from rigidrot_gym.attitude.observation import observe, observe_actuators, sense
+from rigidrot_gym.attitude.realistic import evaluate, finish, prepare
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.staging import Workspace, commit, divergence_error, first_invalid, gather
 from rigidrot_gym.attitude.starts import (
@@ -211,18 +213,20 @@ class AttitudeBatch:
         # What the compiled step reads for an evaluation without a step (float32, as agents'
         # actions are, so that it is the same compiled specialisation).
         self._idle_actions = np.zeros((n, self.actuators.count), dtype=np.float32)
-        fusable = not scenario.realistic and isinstance(self.method, integrators.ComponentMethod)
+        own_method = isinstance(self.method, integrators.ComponentMethod)
+        fusable = not scenario.realistic and own_method
         if self.num_threads > 1 and not fusable:
             raise ValueError(
                 f"num_threads must be 1 for a scenario with realism options or an engine's method "
                 f"(integrator {scenario.integrator!r}), got {self.num_threads}"
             )
         self._fused = fused.kernel_of(self.method.step, self.num_threads > 1) if fusable else None
+        realism = scenario.realistic and own_method
+        self._realism_kernel = realistic.kernel_of(self.method.step) if realism else None
         self._limits = np.array([scenario.success_hold_steps, scenario.max_episode_steps], dtype=np.int64)
         self._work = Workspace(n, m, self.obs.shape[1])
         self._realistic, self._wheels = scenario.realistic, scenario.wheels
-        if self._realistic:
-            self._init_realism()
+        self._init_realism()  # without realism options: zeros and empty arrays, which do nothing
 
     @property
     def state(self) -> np.ndarray:
@@ -357,35 +361,137 @@ class AttitudeBatch:
         rows = self._all if waiting is None else np.flatnonzero(~waiting)
         if rows.size == 0:
             return
-        work, s = self._work, self.scenario
-        if self._realistic:
-            bad = clip_actions(action, rows, work.clipped)
-        else:
+        work = self._work
+        if not self._realistic:
             bad = apply_action(action, rows, self.max_torque, self.principal, work.params, work.clipped)
+            if bad >= 0:
+                raise self._action_error(action, bad)
+            self._integrate(rows)
+            self._evaluate(rows, stepped=True)
+            return
+        preparation, finishing = self._preparation(action, rows), self._finishing(rows)
+        if self._realism_kernel is not None:
+            self._step_realistic(action, rows, preparation, finishing)
+            return
+        bad = prepare(*preparation)
         if bad >= 0:
-            where = f" (env {bad})" if self.num_bodies > 1 else ""
-            raise ValueError(f"action must be finite, got {action[bad].tolist()}{where}")
-        if self._realistic:
-            self._load_realistic(rows)
+            raise self._action_error(action, bad)
         self._integrate(rows)
-        if self._realistic:
-            advance_realism(
-                work.commands,
-                rows,
-                s.dt,
-                self._wheels,
-                self.actuators.max_momentum,
-                self._walk_law,
-                self._keys,
-                self.steps,
-                self.wheel_momentum,
-                self.wheel_saturated,
-                self._disturbances[1],
-                s.actuation_delay,
-                work.clipped,
-                self._pending,
+        finish(*finishing)
+
+    def _action_error(self, action: np.ndarray, body: int) -> ValueError:
+        where = f" (env {body})" if self.num_bodies > 1 else ""
+        return ValueError(f"action must be finite, got {action[body].tolist()}{where}")
+
+    def _step_realistic(
+        self, action: np.ndarray, rows: np.ndarray, preparation: tuple, finishing: tuple
+    ) -> None:
+        """A control period of the bodies ``rows`` with realism options and a library
+        method: one call of the kernel of :func:`~rigidrot_gym.attitude.realistic.kernel_of`."""
+        work, s = self._work, self.scenario
+        kind, bad, failed = self._realism_kernel(
+            preparation,
+            self._state,
+            self._moments,
+            self.opts,
+            s.dt,
+            s.substeps,
+            work.state,
+            work.moments,
+            work.stats,
+            finishing,
+        )
+        if kind == realistic.ACTION:
+            raise self._action_error(action, bad)
+        if kind == realistic.CONVERGENCE:
+            options = dict(zip(self.method.options, self.opts.tolist(), strict=True))
+            raise integrators.ConvergenceError(
+                f"method {self.method.name!r} did not converge within its iteration limit for {failed} of "
+                f"{rows.size} bodies (options {options}); reduce the step or raise max_iter"
             )
-        self._evaluate(rows, stepped=True)
+        if kind == realistic.STATE:
+            raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), work.state[bad])
+
+    def _preparation(self, action: np.ndarray, rows: np.ndarray) -> tuple:
+        """The arguments of :func:`~rigidrot_gym.attitude.realistic.prepare`."""
+        s, work = self.scenario, self._work
+        return (
+            action,
+            rows,
+            work.clipped,
+            self._pending,
+            s.actuation_delay,
+            s.actuator_noise,
+            self._keys,
+            self.steps,
+            self._max_torque,
+            self._wheels,
+            self.wheel_momentum,
+            self.actuators.max_momentum,
+            s.dt,
+            work.commands,
+            self._axes,
+            self.actuators.sign,
+            self._principal,
+            self._disturbances,
+            self._phase,
+            self._gravity,
+            self._moments,
+            work.params,
+        )
+
+    def _finishing(self, rows: np.ndarray) -> tuple:
+        """The arguments of :func:`~rigidrot_gym.attitude.realistic.finish`."""
+        s, work = self.scenario, self._work
+        return (
+            work.commands,
+            rows,
+            s.dt,
+            self._wheels,
+            self.actuators.max_momentum,
+            self._walk_law,
+            self._keys,
+            self.steps,
+            self.wheel_momentum,
+            self.wheel_saturated,
+            self._disturbances[1],
+            s.actuation_delay,
+            work.clipped,
+            self._pending,
+            self._evaluation(),
+        )
+
+    def _evaluation(self) -> tuple:
+        """The arguments of :func:`~rigidrot_gym.attitude.realistic.evaluate` after ``rows``
+        and ``stepped``."""
+        work = self._work
+        return (
+            self._state,
+            self._principal,
+            self._principal_axes,
+            self._target,
+            self.scenario.max_rate,
+            self._noisy_sensors,
+            self._keys,
+            self.steps,
+            self._sensor_noise,
+            self._bias,
+            work.clipped,
+            self.constants,
+            self.hold,
+            self._limits,
+            self.wheel_momentum,
+            self.actuators.max_momentum,
+            self._pending,
+            self._end_on_saturation,
+            self.wheel_saturated,
+            work.sensed,
+            work.sensed_half,
+            work.true_obs,
+            work.half,
+            self.obs,
+            self._out,
+        )
 
     def _step_fused(self, action: np.ndarray | None, waiting: np.ndarray) -> None:
         """The plain task's step (or, with ``action`` None, the evaluation of the bodies not
@@ -414,8 +520,7 @@ class AttitudeBatch:
             return
         kind, body = fused.first_failure(args[0], waiting, work.soa_state, work.scratch)
         if kind == "action":
-            where = f" (env {body})" if self.num_bodies > 1 else ""
-            raise ValueError(f"action must be finite, got {action[body].tolist()}{where}")
+            raise self._action_error(action, body)
         if kind == "convergence":
             options = dict(zip(self.method.options, self.opts.tolist(), strict=True))
             raise integrators.ConvergenceError(
@@ -532,41 +637,6 @@ class AttitudeBatch:
         else:
             commit(rows, work.state, self.state)
 
-    def _load_realistic(self, rows: np.ndarray) -> None:
-        """Actuator torques after delay, noise and wheel momentum limits; the held
-        disturbance; the wheel momentum and orbit phase of the torque model (scratch only)."""
-        s, work = self.scenario, self._work
-        actuate(
-            work.clipped,
-            rows,
-            self._pending,
-            s.actuation_delay,
-            s.actuator_noise,
-            self._keys,
-            self.steps,
-            self.max_torque,
-            self._wheels,
-            self.wheel_momentum,
-            self.actuators.max_momentum,
-            s.dt,
-            work.commands,
-        )
-        load_torques(
-            work.commands,
-            rows,
-            self.wheel_momentum,
-            self._axes,
-            self.actuators.sign,
-            self.principal,
-            self._disturbances,
-            self._phase,
-            self.steps,
-            self._gravity,
-            self.moments,
-            work.params,
-            self._wheels,
-        )
-
     def restart(self, rows: np.ndarray, fixed=(None, None, None)) -> None:
         """Reset ``rows`` (with the checked options ``fixed``) and recompute their
         observations and outputs (rewards and flags of those rows are left to the caller's
@@ -599,71 +669,9 @@ class AttitudeBatch:
         )
 
     def _evaluate(self, rows: np.ndarray, stepped: bool) -> None:
-        """Observation, reward and flags of ``rows`` (the realism options' path; the plain
-        task's step is :mod:`~rigidrot_gym.attitude.fused`). With sensor noise the observation
-        comes from a perturbed copy of the state; the reward and flags always from the true
-        state."""
-        work = self._work
-        principal_axes, half, max_rate = self._principal_axes, work.half, self.scenario.max_rate
-        if self._realistic and self._noisy_sensors:
-            after = 1 if stepped else 0  # the sensors read the state after this step
-            sensed = work.sensed
-            sense(
-                self.state,
-                self.principal,
-                self._keys,
-                self.steps,
-                after,
-                self._sensor_noise,
-                self._bias,
-                rows,
-                sensed,
-            )
-            observe(
-                sensed,
-                self.principal,
-                principal_axes,
-                self.target,
-                max_rate,
-                rows,
-                self.obs,
-                work.sensed_half,
-            )
-            observe(
-                self.state,
-                self.principal,
-                principal_axes,
-                self.target,
-                max_rate,
-                rows,
-                work.true_obs,
-                half,
-            )
-        else:
-            observe(self.state, self.principal, principal_axes, self.target, max_rate, rows, self.obs, half)
-        assess(
-            self.state,
-            work.clipped,
-            self.constants,
-            rows,
-            stepped,
-            self.steps,
-            self.hold,
-            self._limits,
-            half,
-            self._out,
-        )
-        if self._realistic:
-            observe_actuators(
-                rows,
-                self.wheel_momentum,
-                self.actuators.max_momentum,
-                self._pending,
-                self._end_on_saturation if stepped else 0.0,
-                self.wheel_saturated,
-                self.obs,
-                self.out,
-            )
+        """Observation, reward and flags of ``rows`` (:func:`~rigidrot_gym.attitude.realistic.evaluate`;
+        the plain task's step with a library method is :mod:`~rigidrot_gym.attitude.fused`)."""
+        evaluate(rows, stepped, *self._evaluation())
 
     def info(self, i: int, outputs: list[float] | None = None) -> dict[str, Any]:
         """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch),
