@@ -443,7 +443,7 @@ class AttitudeBatch:
     def _finishing(self, rows: np.ndarray) -> tuple:
         """The arguments of :func:`~rigidrot_gym.attitude.realistic.finish`."""
         s, work = self.scenario, self._work
-        return (
+        advancing = (
             work.commands,
             rows,
             s.dt,
@@ -458,8 +458,8 @@ class AttitudeBatch:
             s.actuation_delay,
             work.clipped,
             self._pending,
-            self._evaluation(),
         )
+        return advancing, self._evaluation()
 
     def _evaluation(self) -> tuple:
         """The arguments of :func:`~rigidrot_gym.attitude.realistic.evaluate` after ``rows``
