@@ -3,8 +3,10 @@
 * :func:`phase_costs`: nanoseconds per env-step of the native vector env, split into the
   Python around the compiled call (argument checks, result copies, ``info``), the compiled
   :func:`~rigidrot_gym.attitude.fused.kernel_of` call without integrating (actions, checks,
-  commit, observation, reward, flags) and the integration (the same call with one sub-step
-  more, minus the call with none);
+  commit, observation, reward, flags) and the integration per sub-step (the same call with
+  :data:`EXTRA_SUBSTEPS` sub-steps more, minus the call, over that number: the difference of
+  two best times of one more sub-step alone is within the machine's noise, and came out
+  below the arithmetic peak in one run);
 * :func:`arithmetic_peak`: floating-point operations per second of a tight multiply-add loop
   compiled the same way as the kernels (numba, no fast-math: a multiply and an add, not
   contracted into an FMA), vectorised over elements with four independent chains each, the
@@ -30,6 +32,7 @@ from numba import njit
 RK4_FLOPS = 271
 RK4_DIVISIONS_AND_ROOTS = 5
 
+EXTRA_SUBSTEPS = 8
 _LANES = 256  # elements, each a body of the loop (fits in L1)
 _CHAIN = 16  # multiply-adds per chain and pass; four independent chains per element
 
@@ -86,14 +89,14 @@ def phase_costs(env_id: str, n: int = 4096, repeats: int = 31) -> dict[str, floa
             ("step", lambda: env.step(actions)),
             ("call", lambda: _kernel_call(batch, actions, substeps, outputs)),
             ("none", lambda: _kernel_call(batch, actions, 0, outputs)),
-            ("more", lambda: _kernel_call(batch, actions, substeps + 1, outputs)),
+            ("more", lambda: _kernel_call(batch, actions, substeps + EXTRA_SUBSTEPS, outputs)),
         ):
             start = time.perf_counter()
             run()
             timings[key].append((time.perf_counter() - start) * 1e9 / n)
     env.close()
     t = {key: float(np.min(values)) for key, values in timings.items()}
-    per_substep = t["more"] - t["call"]
+    per_substep = (t["more"] - t["call"]) / EXTRA_SUBSTEPS
     return {
         "vector env step": t["step"],
         "Python around the compiled call": t["step"] - t["call"],
