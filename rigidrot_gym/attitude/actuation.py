@@ -97,7 +97,9 @@ def actuate(
     with ``delay`` the pending action acts (a waits until :func:`advance_realism`);
     u = a ⊙ u_max, times (1 + σ ξ) with actuator ``noise`` σ and clipped to the limit;
     wheel torques cut by the momentum limit (:func:`limit_by_momentum`). Reads the
-    state, writes only ``commands``."""
+    state, writes only ``commands``. ``max_torque`` is component-major (n, N), as the
+    batch stores it (transposed here: one compiled type whatever N)."""
+    max_torque = max_torque.T
     xi = (0.0, 0.0)
     for i in rows:
         for k in range(clipped.shape[1]):
@@ -138,7 +140,10 @@ def load_torques(
     phase advance per step. Every column the torque model reads is written, so the
     parameters depend on nothing but the state. Per body, in a fixed order of operations
     (a matrix product's summation order depends on the batch size, and row i of a batch
-    must repeat a single env bit for bit)."""
+    must repeat a single env bit for bit). ``principal`` (4, N) and ``moments`` (3, N) are
+    component-major, as the batch stores them (transposed here: one compiled type
+    whatever N)."""
+    principal, moments = principal.T, moments.T
     phase_start, phase_per_step = phase
     for j in range(rows.size):
         i = rows[j]

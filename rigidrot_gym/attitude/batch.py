@@ -390,9 +390,11 @@ class AttitudeBatch:
         method: one call of the kernel of :func:`~rigidrot_gym.attitude.realistic.kernel_of`."""
         work, s = self._work, self.scenario
         kind, bad, failed = self._realism_kernel(
+            rows,
             preparation,
             self._state,
             self._moments,
+            work.params,
             self.opts,
             s.dt,
             s.substeps,
@@ -415,10 +417,9 @@ class AttitudeBatch:
     def _preparation(self, action: np.ndarray, rows: np.ndarray) -> tuple:
         """The arguments of :func:`~rigidrot_gym.attitude.realistic.prepare`."""
         s, work = self.scenario, self._work
-        return (
-            action,
-            rows,
+        actuation = (
             work.clipped,
+            rows,
             self._pending,
             s.actuation_delay,
             s.actuator_noise,
@@ -430,15 +431,23 @@ class AttitudeBatch:
             self.actuators.max_momentum,
             s.dt,
             work.commands,
+        )
+        loading = (
+            work.commands,
+            rows,
+            self.wheel_momentum,
             self._axes,
             self.actuators.sign,
             self._principal,
             self._disturbances,
             self._phase,
+            self.steps,
             self._gravity,
             self._moments,
             work.params,
+            self._wheels,
         )
+        return action, actuation, loading
 
     def _finishing(self, rows: np.ndarray) -> tuple:
         """The arguments of :func:`~rigidrot_gym.attitude.realistic.finish`."""

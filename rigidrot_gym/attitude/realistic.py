@@ -41,75 +41,21 @@ DONE, ACTION, CONVERGENCE, STATE = range(4)
 
 
 @njit(cache=True, error_model="numpy")
-def prepare(
-    action,
-    rows,
-    clipped,
-    pending,
-    delay,
-    noise,
-    keys,
-    steps,
-    max_torque,
-    wheels,
-    wheel_momenta,
-    max_momentum,
-    dt,
-    commands,
-    axes,
-    sign,
-    principal,
-    disturbances,
-    phase,
-    gravity,
-    moments,
-    params,
-):
-    """Step 1 of a control period of the bodies ``rows``: ``action`` clipped into
-    ``clipped`` (:func:`~rigidrot_gym.attitude.actuation.clip_actions`), the actuator
-    torques (:func:`~rigidrot_gym.attitude.actuation.actuate`) and the held torque
-    parameters, row j for body ``rows[j]``
-    (:func:`~rigidrot_gym.attitude.actuation.load_torques`). Writes scratch only.
-    ``max_torque``, ``principal`` and ``moments`` are the batch's component-major arrays
-    ((n, N), (4, N), (3, N)): their transposes inside are one compiled type for every N,
-    where views made in Python would be C-contiguous for N = 1 and compile twice.
+def prepare(action, actuation, loading):
+    """Step 1 of a control period: ``action`` clipped
+    (:func:`~rigidrot_gym.attitude.actuation.clip_actions`) for the bodies ``rows`` into
+    ``clipped``, the first two of ``actuation``, the tuple of the arguments of
+    :func:`~rigidrot_gym.attitude.actuation.actuate`; then the actuator torques and the held
+    torque parameters (:func:`~rigidrot_gym.attitude.actuation.load_torques` with the
+    tuple of its arguments ``loading``). Writes scratch only.
 
     Returns the first body whose action is not finite (then nothing is written), or -1.
     """
-    bad = clip_actions(action, rows, clipped)
+    bad = clip_actions(action, actuation[1], actuation[0])
     if bad >= 0:
         return bad
-    max_torque, principal, moments = max_torque.T, principal.T, moments.T
-    actuate(
-        clipped,
-        rows,
-        pending,
-        delay,
-        noise,
-        keys,
-        steps,
-        max_torque,
-        wheels,
-        wheel_momenta,
-        max_momentum,
-        dt,
-        commands,
-    )
-    load_torques(
-        commands,
-        rows,
-        wheel_momenta,
-        axes,
-        sign,
-        principal,
-        disturbances,
-        phase,
-        steps,
-        gravity,
-        moments,
-        params,
-        wheels,
-    )
+    actuate(*actuation)
+    load_torques(*loading)
     return -1
 
 
@@ -176,10 +122,22 @@ def finish(advancing, evaluation):
 
 def _compile(step: Callable) -> Callable:
     def control_period(
-        preparation, state, moments, opts, dt, substeps, staged, staged_moments, stats, finishing
+        rows,
+        preparation,
+        state,
+        moments,
+        params,
+        opts,
+        dt,
+        substeps,
+        staged,
+        staged_moments,
+        stats,
+        finishing,
     ):
-        """One control period of the bodies ``rows`` (``preparation[1]``): :func:`prepare`
-        with the tuple of its arguments ``preparation``; their states (``state`` (8, N), in
+        """One control period of the bodies ``rows``: :func:`prepare` with the tuple of its
+        arguments ``preparation`` (which writes the held torque parameters ``params``, row j
+        for body ``rows[j]``); their states (``state`` (8, N), in
         principal axes, moments ``moments`` (3, N)) gathered into ``staged`` (N, 8) and
         ``staged_moments`` and advanced by ``dt`` in ``substeps`` under the held torques
         (the compiled torque model), with the method's ``opts`` and statistics ``stats``
@@ -191,7 +149,6 @@ def _compile(step: Callable) -> Callable:
         for implicit steps that did not converge, (``STATE``, j, 0) for the first staged
         state that is not valid (row j of ``staged``, body ``rows[j]``).
         """
-        rows = preparation[1]
         bad = prepare(*preparation)
         if bad >= 0:
             return ACTION, bad, 0
@@ -208,7 +165,7 @@ def _compile(step: Callable) -> Callable:
             model_potential,
             work.T,
             staged_moments[:k].T,
-            preparation[-1][:k].T,
+            params[:k].T,
             0.0,
             dt,
             substeps,
