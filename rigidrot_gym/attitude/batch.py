@@ -380,6 +380,7 @@ class AttitudeBatch:
         finish(*finishing)
 
     def _action_error(self, action: np.ndarray, body: int) -> ValueError:
+        """The error of a step refused for body ``body``'s action, which is not finite."""
         where = f" (env {body})" if self.num_bodies > 1 else ""
         return ValueError(f"action must be finite, got {action[body].tolist()}{where}")
 
@@ -406,11 +407,7 @@ class AttitudeBatch:
         if kind == realistic.ACTION:
             raise self._action_error(action, bad)
         if kind == realistic.CONVERGENCE:
-            options = dict(zip(self.method.options, self.opts.tolist(), strict=True))
-            raise integrators.ConvergenceError(
-                f"method {self.method.name!r} did not converge within its iteration limit for {failed} of "
-                f"{rows.size} bodies (options {options}); reduce the step or raise max_iter"
-            )
+            raise self.method.convergence_error(failed, rows.size, self.opts)
         if kind == realistic.STATE:
             raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), work.state[bad])
 
@@ -531,11 +528,7 @@ class AttitudeBatch:
         if kind == "action":
             raise self._action_error(action, body)
         if kind == "convergence":
-            options = dict(zip(self.method.options, self.opts.tolist(), strict=True))
-            raise integrators.ConvergenceError(
-                f"method {self.method.name!r} did not converge within its iteration limit for {counts[1]} of "
-                f"{int((~waiting).sum())} bodies (options {options}); reduce the step or raise max_iter"
-            )
+            raise self.method.convergence_error(counts[1], int((~waiting).sum()), self.opts)
         raise divergence_error(s.integrator, s.dt, s.substeps, body, work.soa_state[:, body])
 
     def _run_fused(self, args: tuple) -> tuple[int, int, int]:

@@ -267,6 +267,15 @@ class Method:
         statistics ((n, 2)) arrays for :meth:`run`."""
         return np.zeros((steps + 1 if record else 0, n, STATE_SIZE)), np.zeros((n, 2))
 
+    def convergence_error(self, failed: int, total: int, opts: np.ndarray) -> ConvergenceError:
+        """The error of a run in which the implicit steps of ``failed`` of ``total`` bodies
+        did not converge with the packed options ``opts``."""
+        options = dict(zip(self.options, opts.tolist(), strict=True))
+        return ConvergenceError(
+            f"method {self.name!r} did not converge within its iteration limit for {failed} of "
+            f"{total} bodies (options {options}); reduce the step or raise max_iter"
+        )
+
     def torque_evaluations(self, steps: int, total_iterations: np.ndarray) -> np.ndarray:
         """Torque evaluations per body of a run of ``steps`` (sub-)steps."""
         return self.torque_evals * steps + self.torque_evals_per_iteration * total_iterations
@@ -370,9 +379,4 @@ class ComponentMethod(Method):
                 rest = (momentum.T, frames, stats.T, 0, n)
                 advance(self.step, loads.torque, loads.potential, *args, *rest)
         if self.torque_evals_per_iteration and np.isinf(stats[:, 0]).any():
-            failed = int(np.sum(np.isinf(stats[:, 0])))
-            options = dict(zip(self.options, opts.tolist(), strict=True))
-            raise ConvergenceError(
-                f"method {self.name!r} did not converge within its iteration limit for {failed} of "
-                f"{state.shape[0]} bodies (options {options}); reduce the step or raise max_iter"
-            )
+            raise self.convergence_error(int(np.sum(np.isinf(stats[:, 0]))), state.shape[0], opts)
