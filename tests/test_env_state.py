@@ -246,6 +246,39 @@ def test_a_nan_action_in_a_row_being_reset_is_ignored():
         vec.step(nans)  # now they are stepped
 
 
+@pytest.mark.parametrize("refusal", ["nan", "diverging"])
+@pytest.mark.parametrize("realism", [{}, {"actuator_noise": 0.1}], ids=["plain", "realism"])
+def test_a_refused_step_draws_no_new_episode_for_the_rows_waiting_to_restart(realism, refusal):
+    # bodies that start on target, some slow enough (≤ 0.01 rad/s) to succeed at once and
+    # end at the first step, the others not; the next step, which would restart the ended
+    # ones, is refused for a live row's action (a NaN, or 1e300 N·m, which diverges)
+    n = 6
+    kwargs = {
+        "max_torque": [1e300] * 3,
+        "start_attitude": "near_target",
+        "start_max_angle_deg": 0.0,
+        "success_hold_steps": 1,
+        **realism,
+    }
+    vec = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", **kwargs)
+    reference = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", **kwargs)
+    _assert_same_outputs(vec.reset(seed=8), reference.reset(seed=8))
+    zeros = np.zeros((n, 3), dtype=np.float32)
+    got = vec.step(zeros)
+    _assert_same_outputs(got, reference.step(zeros))
+    ended = got[2] | got[3]
+    assert ended.any() and not ended.all(), ended
+    live = int(np.argmin(ended))
+    bad = zeros.copy()
+    bad[live] = np.nan if refusal == "nan" else 1.0
+    before = state(vec)
+    with pytest.raises(ValueError, match=rf"env {live}"):
+        vec.step(bad)
+    assert_same_state(before, state(vec))
+    for _ in range(3):  # the restarts, then steps, as the env that never saw the refused call
+        _assert_same_outputs(vec.step(zeros), reference.step(zeros))
+
+
 def test_step_after_close_raises():
     vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=2)
     vec.reset(seed=0)

@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from rigidrot_gym.attitude import draws, fused
+from rigidrot_gym.attitude import fused, starts
 from rigidrot_gym.attitude.observation import half_angle
 
 
@@ -61,17 +61,20 @@ def test_half_angle_is_atan2_to_one_ulp():
     assert got[-19] == 0.0 and got[-18] == np.pi / 2
 
 
-def test_reset_uniforms_are_each_generators_own_draws():
+@pytest.mark.parametrize(
+    ("env_id", "count"), [("RigidRot/Reorient-v0", 12), ("RigidRot/WheelReorient-v0", 36)]
+)
+def test_reset_uniforms_are_each_generators_own_draws(env_id, count):
     kinds = (np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64)
-    for rows in (3, draws.MIN_COMPILED, 200):  # the Python path and the compiled one
+    scenario = gym.make(env_id).unwrapped.scenario
+    for rows in (1, 3, 200):
         rngs = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
         twins = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
-        got = draws.uniforms(rngs, 36)
-        expected = np.array([twin.random(36) for twin in twins])
-        assert np.array_equal(got, expected)
-        # the generators moved on exactly as the twins did
-        assert [repr(r.bit_generator.state) for r in rngs] == [repr(t.bit_generator.state) for t in twins]
-        assert np.array_equal(draws.uniforms(rngs, 5), np.array([t.random(5) for t in twins]))
+        for _ in range(2):
+            variates = starts.start_states(scenario, rngs)[3]
+            assert np.array_equal(variates, np.array([twin.random(count) for twin in twins]))
+            # the generators moved on exactly as the twins did
+            assert [repr(r.bit_generator.state) for r in rngs] == [repr(t.bit_generator.state) for t in twins]
 
 
 _FIRST_STEP = """

@@ -51,6 +51,7 @@ from rigidrot_gym.attitude import fused, randomization, realistic
 from rigidrot_gym.attitude.actuation import apply_action
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.disturbances import mean_motion
+from rigidrot_gym.attitude.draws import sources
 from rigidrot_gym.attitude.realistic import evaluate, finish, prepare
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.staging import Workspace, commit, divergence_error, first_invalid, gather
@@ -64,9 +65,10 @@ from rigidrot_gym.attitude.starts import (
     TURN_ANGLE,
     TURN_AXIS,
     WALK,
-    draw_variates,
     realism_variates,
+    start_constants,
     start_states,
+    variate_count,
 )
 from rigidrot_gym.attitude.task import (
     POINTING_DEG,
@@ -210,6 +212,11 @@ class AttitudeBatch:
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
+        self._none = np.zeros(0, dtype=np.int64)
+        # The start law and empty draws, for the compiled step's restarts (none, mostly).
+        self._start = start_constants(scenario)
+        self._no_sources = np.zeros((2, 0), dtype=np.uint64)
+        self._no_variates = np.zeros((0, variate_count(scenario)))
         # What the compiled step reads for an evaluation without a step (float32, as agents'
         # actions are, so that it is the same compiled specialisation).
         self._idle_actions = np.zeros((n, self.actuators.count), dtype=np.float32)
@@ -285,13 +292,11 @@ class AttitudeBatch:
         start attitude, body rates and target fixed where ``fixed`` (checked by
         :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        realistic = self._realistic
-        variates = draw_variates([self.rngs[i] for i in rows.tolist()], realistic)
-        q, omega, target = start_states(self.scenario, variates)
+        q, omega, target, variates = start_states(self.scenario, [self.rngs[i] for i in rows.tolist()])
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
                 where[:] = value
-        if realistic:
+        if self._realistic:
             self._reset_realism(rows, variates)
         self.state[rows] = 0.0
         if self._principal_axes:  # every frame B is the identity: q ⊗ B = q, B* ω B = ω
@@ -341,13 +346,14 @@ class AttitudeBatch:
         self._work.clipped[:] = 0.0
         self._evaluate(self._all, stepped=False)
 
-    def step(self, action: np.ndarray, waiting: np.ndarray | None = None) -> None:
+    def step(self, action: np.ndarray, waiting: np.ndarray | None = None, restart: bool = False) -> None:
         """Apply ``action`` ((N, n), checked by
         :func:`~rigidrot_gym.attitude.arguments.actions`; clipped to [-1, 1]) for one control
         period to the bodies not ``waiting`` ((N,) bool, default none; the others are not
         integrated and their actions not used); their results land in :attr:`obs`
-        (N, 7 + wheels) and :attr:`out` (N, 6, columns ``REWARD`` ...). A step that
-        raises changes nothing.
+        (N, 7 + wheels) and :attr:`out` (N, 6, columns ``REWARD`` ...). With ``restart``
+        the waiting bodies then start new episodes, as :meth:`restart` (the plain task
+        does both in its one compiled call). A step that raises changes nothing.
 
         Raises:
             ValueError: if an action of a body not waiting is NaN or infinite, or if the
@@ -356,9 +362,14 @@ class AttitudeBatch:
             ConvergenceError: if an implicit method did not converge.
         """
         if self._fused is not None:
-            self._step_fused(action, self._no_waiting if waiting is None else waiting)
+            self._step_fused(action, self._no_waiting if waiting is None else waiting, restart)
             return
-        rows = self._all if waiting is None else np.flatnonzero(~waiting)
+        self._step_rows(action, self._all if waiting is None else np.flatnonzero(~waiting))
+        if restart and waiting is not None and waiting.any():
+            self.restart(np.flatnonzero(waiting))
+
+    def _step_rows(self, action: np.ndarray, rows: np.ndarray) -> None:
+        """The step of the bodies ``rows`` without the plain task's compiled step."""
         if rows.size == 0:
             return
         work = self._work
@@ -499,9 +510,10 @@ class AttitudeBatch:
             self._out,
         )
 
-    def _step_fused(self, action: np.ndarray | None, waiting: np.ndarray) -> None:
+    def _step_fused(self, action: np.ndarray | None, waiting: np.ndarray, restart: bool = False) -> None:
         """The plain task's step (or, with ``action`` None, the evaluation of the bodies not
-        ``waiting`` as they are): one call of the kernel of :func:`~rigidrot_gym.attitude.fused.kernel_of`."""
+        ``waiting`` as they are), and with ``restart`` the waiting bodies' new episodes: one
+        call of the kernel of :func:`~rigidrot_gym.attitude.fused.kernel_of`."""
         work, s = self._work, self.scenario
         stepped = action is not None
         obs, out = self.obs, self._out
@@ -510,17 +522,20 @@ class AttitudeBatch:
             # caller holds is never written again.
             obs, out = np.empty_like(obs), np.empty_like(out)
         # The kernel writes every body's outputs and counters; waiting bodies' are put back.
-        rows = None
+        rows, fresh = None, self._none
         if waiting is not self._no_waiting and waiting.any():
             rows = np.flatnonzero(waiting)
-            kept = (self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
+            if restart:
+                fresh = rows
+            else:
+                kept = (self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
         actions = action if stepped else self._idle_actions
-        args = self._fused_arguments(actions, waiting, s.substeps, stepped, obs, out)
+        args = self._fused_arguments(actions, waiting, s.substeps, stepped, obs, out, fresh=fresh)
         counts = self._run_fused(args)
         if not any(counts):
             # The staged states become the state: a swap, not a copy.
             self._state, work.soa_state = work.soa_state, self._state
-            if rows is not None:
+            if rows is not None and not restart:
                 obs[rows], out[:, rows], self.steps[rows], self.hold[rows] = kept
             self.obs, self._out, self._handed_out = obs, out, False
             return
@@ -567,11 +582,13 @@ class AttitudeBatch:
         obs: np.ndarray,
         out: np.ndarray,
         rows: np.ndarray | None = None,
+        fresh: np.ndarray | None = None,
     ) -> tuple:
         """The arguments of the fused kernel's call (:func:`~rigidrot_gym.attitude.fused.kernel_of`)
         that writes its observations and outputs into ``obs`` and ``out``: over the whole
         batch, or over the bodies ``rows`` alone (gathered copies and scratch of their own;
-        without a step nothing but ``obs`` and ``out`` needs writing back)."""
+        without a step nothing but ``obs`` and ``out`` needs writing back); the bodies
+        ``fresh`` (of the whole batch) restart."""
         work = self._work
         arrays = (self._max_torque, self._principal, self._target, self._moments, self._state)
         arrays += (self.steps, self.hold)
@@ -605,7 +622,15 @@ class AttitudeBatch:
             obs,
             out,
             scratch,
+            *self._restarts(self._none if fresh is None else fresh),
         )
+
+    def _restarts(self, fresh: np.ndarray) -> tuple:
+        """The fused kernel's last arguments, for the bodies ``fresh`` to restart in its call."""
+        if fresh.size == 0:
+            return self._none, self._no_sources, self._start, self._no_variates
+        generators = sources([self.rngs[i] for i in fresh.tolist()])
+        return fresh, generators, self._start, np.empty((fresh.size, self._no_variates.shape[1]))
 
     def _integrate(self, rows: np.ndarray) -> None:
         """Advance the bodies ``rows`` by one control period: staged, checked, committed."""

@@ -1,13 +1,13 @@
-"""Uniform variates from many numpy generators in one compiled call.
+"""Uniform variates from many numpy generators, drawn in compiled code.
 
 Each body of a batch owns a :class:`numpy.random.Generator`, so that row i repeats a single
 env seeded the same way. Drawing from thousands of them one Python call each costs
-microseconds per body; :func:`uniforms` instead reads each generator's bit generator through
-numpy's documented C interface (``bit_generator.ctypes``: the address of its state and of its
-``next_double`` function) and calls it from compiled code: the same doubles, in the same
-order, as ``Generator.random`` draws (which calls that same function once per value).
-Like every use of ``bit_generator.ctypes``, it bypasses the generator's lock: the env's
-generators are not shared between threads.
+microseconds per body; :func:`draw` instead calls each generator's bit generator from
+compiled code through numpy's documented C interface (``bit_generator.ctypes``: the address
+of its state and of its ``next_double`` function, gathered by :func:`sources`): the same
+doubles, in the same order, as ``Generator.random`` draws (which calls that same function
+once per value). Like every use of ``bit_generator.ctypes``, it bypasses the generator's
+lock: the env's generators are not shared between threads.
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
-# Below this many bodies a Python call per body is cheaper than the compiled call (and a
-# single env never compiles it).
-MIN_COMPILED = 16
+from rigidrot_gym.physics.jit import jitable
 
 
 @intrinsic
@@ -38,28 +36,25 @@ def _next_double(typingctx, function, state):
     return types.float64(types.uint64, types.uint64), codegen
 
 
-@njit(cache=True)
-def _draw(functions, states, out):
-    for j in range(out.shape[0]):
-        for k in range(out.shape[1]):
-            out[j, k] = _next_double(functions[j], states[j])
+@jitable
+def draw(sources, j, out):
+    """Fill row j of ``out`` (R, K) with uniforms on [0, 1) from generator j of ``sources``
+    (:func:`sources`): ``rngs[j].random(K)``. Compiled code only."""
+    for k in range(out.shape[1]):
+        out[j, k] = _next_double(sources[0, j], sources[1, j])
 
 
-def uniforms(rngs: Sequence[np.random.Generator], count: int) -> np.ndarray:
-    """(len(rngs), count) doubles in [0, 1): row j is ``rngs[j].random(count)``."""
-    out = np.empty((len(rngs), count))
-    if len(rngs) < MIN_COMPILED:
-        for j, rng in enumerate(rngs):
-            out[j] = rng.random(count)
-        return out
+def sources(rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """(2, R) uint64: the address of each generator's ``next_double`` and of its state, the
+    arguments :func:`draw` calls it with. Valid while the generators live."""
     bits = [rng.bit_generator for rng in rngs]
+    out = np.empty((2, len(bits)), dtype=np.uint64)
     kinds = set(map(type, bits))
     if len(kinds) == 1:  # the common case: every row a PCG64
-        functions = np.full(len(bits), _function(kinds.pop(), bits[0]), dtype=np.uint64)
+        out[0] = _function(kinds.pop(), bits[0])
     else:
-        functions = np.array([_function(type(b), b) for b in bits], dtype=np.uint64)
-    states = np.array([b.ctypes.state_address for b in bits], dtype=np.uint64)
-    _draw(functions, states, out)
+        out[0] = [_function(type(b), b) for b in bits]
+    out[1] = [b.ctypes.state_address for b in bits]
     return out
 
 

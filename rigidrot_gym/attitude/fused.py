@@ -12,7 +12,10 @@ and the caller swaps ``work`` and ``state``, which saves a copy); a failure retu
 many bodies failed each check, and the caller finds the first (:func:`first_failure`) and
 raises. Bodies marked ``waiting`` (a vector env's rows about to autoreset) are staged as
 they are and not checked; their outputs and counters are written like every body's, and
-the caller puts back what they had.
+the caller puts back what they had. Or they restart in the same call (the autoreset as one
+compiled call, not a Python pass over the rows): once every check has passed, their new
+episodes are drawn (:func:`~rigidrot_gym.attitude.starts.start_state`) into ``work`` and
+observed with the others.
 
 Each method gets its own compiled kernel (:func:`kernel_of`), a closure over its step
 function that numba caches on disk (a dispatcher passed as an argument would defeat the
@@ -30,8 +33,10 @@ import numpy as np
 from numba import njit, prange
 
 from rigidrot_gym.attitude.assessment import record, score
+from rigidrot_gym.attitude.draws import draw
 from rigidrot_gym.attitude.observation import attitude_error, half_angle, scaled_rates
 from rigidrot_gym.attitude.staging import valid_state
+from rigidrot_gym.attitude.starts import start_state
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
@@ -131,6 +136,7 @@ def _stage(step, waiting, moments, state, work, params, opts, dt, substeps, step
 
 @jitable
 def _commit(
+    waiting,
     principal,
     principal_axes,
     target,
@@ -147,8 +153,8 @@ def _commit(
     hi,
 ):
     """The observations, outputs and counters of bodies ``lo`` … ``hi`` − 1 at their staged
-    states, waiting bodies' too (the caller then makes ``work`` the state and puts back
-    what waiting bodies had)."""
+    states, waiting bodies' too, as not stepped (the caller then makes ``work`` the state
+    and puts back what waiting bodies had, unless they restarted)."""
     acts, results = scratch[2:5], scratch[5:14]
     inv_max_rate = 1.0 / constants[2]
     # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises;
@@ -186,8 +192,9 @@ def _commit(
     for i in bodies(lo, hi):
         angle, rate = results[7, i], results[8, i]
         effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
+        live = stepped & (not waiting[i])
         reward, success, terminated, truncated, steps[i], hold[i] = score(
-            angle, rate, effort, k, inv_max_rate, stepped, steps[i], hold[i], hold_steps, max_steps
+            angle, rate, effort, k, inv_max_rate, live, steps[i], hold[i], hold_steps, max_steps
         )
         record(out, i, angle, rate, reward, success, terminated, truncated)
     # ... and the observations, body by body (float32 rows of 7).
@@ -219,10 +226,18 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         obs,
         out,
         scratch,
+        fresh,
+        generators,
+        start,
+        variates,
     ):
         """One control period of every body not ``waiting`` ((N,) bool); without ``stepped``,
         only the observation and outputs of their current state (at reset: no action is read,
-        nothing advances, the flags are false).
+        nothing advances, the flags are false). The waiting bodies ``fresh`` (R,) (distinct)
+        start new episodes, drawn from their generators (``generators`` (2, R),
+        :func:`~rigidrot_gym.attitude.draws.sources`; ``variates`` (R, 12 or 36) scratch)
+        under the start law ``start`` (:func:`~rigidrot_gym.attitude.starts.start_constants`),
+        and are observed there as at a reset.
 
         Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
         principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
@@ -238,10 +253,12 @@ def _compile(step: Callable, parallel: bool) -> Callable:
 
         Returns how many bodies not waiting have (a) a non-finite action (then nothing is
         staged), (b) an implicit step that did not converge and (c) an invalid staged state.
-        All zero: ``work`` holds the new states (waiting bodies' as they were) for the caller
-        to swap with ``state``, and ``obs``, ``out``, ``steps`` and ``hold`` are written for
-        every body (the caller puts back waiting bodies' own); else nothing was written but
-        ``work`` and scratch, and the caller finds the first such body (:func:`first_failure`).
+        All zero: ``work`` holds the new states (waiting bodies' as they were, fresh ones'
+        starts) for the caller to swap with ``state``, fresh bodies' targets are drawn and
+        their counters zero, and ``obs``, ``out``, ``steps`` and ``hold`` are written for
+        every body (the caller puts back other waiting bodies' own); else nothing was
+        written but ``work`` and scratch, no generator was drawn from, and the caller finds
+        the first such body (:func:`first_failure`).
         """
         n = state.shape[1]
         blocks = (n + BLOCK - 1) // BLOCK
@@ -267,9 +284,22 @@ def _compile(step: Callable, parallel: bool) -> Callable:
             invalid += counts[1]
         if failed or invalid:
             return 0, failed, invalid
+        # Every check passed: the fresh bodies' new episodes can be drawn.
+        for j in range(fresh.size):
+            i = fresh[j]
+            draw(generators, j, variates)
+            q, w, goal = start_state(variates[j], start)
+            if not principal_axes:  # in principal axes: q ⊗ B and B* ω B
+                b = _column4(principal, i)
+                q, w = qmul(q, b), qrotate_inv(b, w)
+            work[0, i], work[1, i], work[2, i], work[3, i] = q
+            work[4, i], work[5, i], work[6, i], work[7, i] = w + (0.0,)
+            target[0, i], target[1, i], target[2, i], target[3, i] = goal
+            steps[i], hold[i] = 0, 0
         for b in prange(blocks):
             lo, hi = b * BLOCK, min(n, (b + 1) * BLOCK)
             _commit(
+                waiting,
                 principal,
                 principal_axes,
                 target,

@@ -1,5 +1,5 @@
 """Domain randomisation of a body: inertia, actuator limits and start ranges, from
-uniforms and normals drawn at reset (:func:`rigidrot_gym.attitude.starts.draw_variates`).
+uniforms and normals drawn at reset (:func:`rigidrot_gym.attitude.starts.start_states`).
 
 Every randomised inertia is a valid tensor: positive principal moments that satisfy the
 triangle inequality I_a + I_b ≥ I_c (the moments of any real mass distribution do).
@@ -10,12 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.jit import jitable
 
 
-def spread(nominal: np.ndarray, fraction: float, u: np.ndarray) -> np.ndarray:
+@jitable
+def spread(nominal, fraction, u):
     """nominal × (1 + fraction (2u − 1)): uniform within ±``fraction`` of ``nominal``
-    (broadcast against uniforms ``u`` on [0, 1))."""
-    return np.asarray(nominal) * (1.0 + fraction * (2.0 * u - 1.0))
+    (scalars, or arrays broadcast against uniforms ``u`` on [0, 1))."""
+    return nominal * (1.0 + fraction * (2.0 * u - 1.0))
 
 
 def scaled_moments(moments: np.ndarray, fraction: float, u: np.ndarray) -> np.ndarray:

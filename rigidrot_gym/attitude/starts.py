@@ -2,7 +2,9 @@
 
 Randomness comes only from the per-body generators the caller passes: one generator call per
 body and reset, the same draws in the same order, so seeded runs repeat and row i of a
-batch repeats a single env.
+batch repeats a single env. A body's start is :func:`start_state` of its variates, in
+compiled code: for rows of a batch at once (:func:`start_states`), and inside the plain
+task's step for the rows it restarts (:mod:`~rigidrot_gym.attitude.fused`).
 """
 
 from __future__ import annotations
@@ -10,12 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numba import njit
 
 from rigidrot_gym.attitude import randomization
-from rigidrot_gym.attitude.draws import uniforms
+from rigidrot_gym.attitude.draws import draw, sources
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.attitude.variates import box_muller
-from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.attitude.variates import box_muller, normal_pair
+from rigidrot_gym.physics import vector as vec
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.quaternion import qexp, qmul, qnorm
 
 # Uniform variates per episode start, one generator call per body. Every scenario draws
 # 12: 8 become standard normals by Box–Muller (target, attitude or axis), 4 stay uniform
@@ -30,13 +35,106 @@ BIAS, CONSTANT, WALK, TURN_AXIS = slice(0, 3), slice(3, 6), slice(6, 9), slice(9
 KEY, PHASE, INERTIA, TURN_ANGLE = 12, 13, slice(14, 17), 17
 TORQUE, START_ANGLE, START_RATE = slice(18, 22), 22, 23
 
+# Entries of the array of :func:`start_constants`: a random target (1) or the fixed one, the
+# start attitude (RANDOM, NEAR_TARGET or FIXED) and the fixed one, the bound of the start
+# angle (rad), the start rates (rad/s) and their spread, and the fraction randomize_start.
+RANDOM_TARGET, TARGET, START_MODE, START = 0, 1, 5, 6
+MAX_ANGLE, RATE, RATE_SPREAD, RANDOMIZE = 10, 11, 14, 15
+RANDOM, NEAR_TARGET, FIXED = 0.0, 1.0, 2.0
 
-def draw_variates(rngs: Sequence[np.random.Generator], realistic: bool = False) -> np.ndarray:
-    """(R, 12 or 36) variates for the episode starts of R bodies, row j from ``rngs[j]``: the
-    same draws in the same order as ``rngs[j].random(12 or 36)`` (so seeded runs repeat
-    and row i of a batch repeats a single env), in one compiled call for many bodies
-    (:func:`~rigidrot_gym.attitude.draws.uniforms`)."""
-    return uniforms(rngs, BASE_VARIATES + (REALISM_VARIATES if realistic else 0))
+
+def variate_count(scenario: Scenario) -> int:
+    """Uniforms each body draws at an episode start: 12, or 36 with realism options."""
+    return BASE_VARIATES + (REALISM_VARIATES if scenario.realistic else 0)
+
+
+def start_constants(scenario: Scenario) -> np.ndarray:
+    """The scenario's start and target law as the array :func:`start_state` reads (16,)."""
+    c = np.zeros(16)
+    if isinstance(scenario.target_attitude, str):
+        c[RANDOM_TARGET] = 1.0
+    else:
+        c[TARGET : TARGET + 4] = scenario.target_attitude
+    if isinstance(scenario.start_attitude, str):
+        c[START_MODE] = RANDOM if scenario.start_attitude == "random" else NEAR_TARGET
+    else:
+        c[START_MODE] = FIXED
+        c[START : START + 4] = scenario.start_attitude
+    c[MAX_ANGLE] = np.radians(scenario.start_max_angle_deg)
+    c[RATE : RATE + 3] = scenario.start_rate
+    c[RATE_SPREAD] = scenario.start_rate_spread
+    c[RANDOMIZE] = scenario.randomize_start
+    return c
+
+
+@jitable
+def _unit(q):
+    """q / |q| (a normal 4-vector: a uniform unit quaternion)."""
+    n = qnorm(q)
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+@jitable
+def start_state(v, c):
+    """Start attitude q, body rates ω (body frame) and target of one body from its variates
+    ``v`` (12 or 36 uniforms) under the law ``c`` (:func:`start_constants`).
+
+    Target: uniform on SO(3) (a normalised 4-D normal) or fixed. Attitude: uniform, or
+    the target turned by an angle uniform in [0, ``start_max_angle_deg``] about a uniform
+    axis, or fixed. Rates: ``start_rate`` + uniform in ±``start_rate_spread`` per axis.
+    With ``randomize_start`` the angle bound and the rate spread are themselves scaled
+    by 1 ± that fraction per episode (the angle bound at most 180°). The normals are
+    Box–Muller's of the pairs (v0, v1) … (v6, v7): their cosines g0 … g3 and sines g4 … g7.
+    """
+    g0, g4 = normal_pair(v[0], v[1])
+    g1, g5 = normal_pair(v[2], v[3])
+    g2, g6 = normal_pair(v[4], v[5])
+    g3, g7 = normal_pair(v[6], v[7])
+    max_angle, rate_spread = c[MAX_ANGLE], c[RATE_SPREAD]
+    if c[RANDOMIZE] > 0.0:
+        max_angle = min(np.pi, randomization.spread(max_angle, c[RANDOMIZE], v[BASE_VARIATES + START_ANGLE]))
+        rate_spread = randomization.spread(rate_spread, c[RANDOMIZE], v[BASE_VARIATES + START_RATE])
+    if c[RANDOM_TARGET] > 0.0:
+        target = _unit((g0, g1, g2, g3))
+    else:
+        target = (c[TARGET], c[TARGET + 1], c[TARGET + 2], c[TARGET + 3])
+    if c[START_MODE] == RANDOM:
+        q = _unit((g4, g5, g6, g7))
+    elif c[START_MODE] == NEAR_TARGET:
+        n = vec.norm((g4, g5, g6))
+        axis = (g4 / n, g5 / n, g6 / n)
+        q = qmul(target, qexp(vec.scale(0.5, vec.scale(max_angle * v[NORMALS], axis))))
+    else:
+        q = (c[START], c[START + 1], c[START + 2], c[START + 3])
+    w = (
+        c[RATE] + rate_spread * (2.0 * v[NORMALS + 1] - 1.0),
+        c[RATE + 1] + rate_spread * (2.0 * v[NORMALS + 2] - 1.0),
+        c[RATE + 2] + rate_spread * (2.0 * v[NORMALS + 3] - 1.0),
+    )
+    return q, w, target
+
+
+@njit(cache=True, error_model="numpy")
+def _start_states(generators, c, variates, starts):
+    for j in range(variates.shape[0]):
+        draw(generators, j, variates)
+        q, w, target = start_state(variates[j], c)
+        starts[j, 0], starts[j, 1], starts[j, 2], starts[j, 3] = q
+        starts[j, 4], starts[j, 5], starts[j, 6] = w
+        starts[j, 7], starts[j, 8], starts[j, 9], starts[j, 10] = target
+
+
+def start_states(
+    scenario: Scenario, rngs: Sequence[np.random.Generator]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Attitudes (R, 4), body rates (R, 3) and targets (R, 4) of R bodies' episode starts
+    (:func:`start_state`), and the (R, 12 or 36) variates they came from, row j drawn from
+    ``rngs[j]`` as ``rngs[j].random(12 or 36)`` would (so seeded runs repeat and row i of a
+    batch repeats a single env); in one compiled call."""
+    variates = np.empty((len(rngs), variate_count(scenario)))
+    starts = np.empty((len(rngs), 11))
+    _start_states(sources(rngs), start_constants(scenario), variates, starts)
+    return starts[:, 0:4], starts[:, 4:7], starts[:, 7:11], variates
 
 
 def realism_variates(variates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -44,40 +142,3 @@ def realism_variates(variates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the slices ``BIAS`` …, uniforms at ``KEY`` …, indexed in the second array)."""
     extra = variates[:, BASE_VARIATES:]
     return box_muller(extra[:, :12]), extra
-
-
-def start_states(scenario: Scenario, variates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Attitudes (R, 4), body rates (R, 3) and targets (R, 4) from variates (R, 12 or 36)
-    of :func:`draw_variates`.
-
-    Target: uniform on SO(3) (a normalised 4-D normal) or fixed. Attitude: uniform, or
-    the target turned by an angle uniform in [0, ``start_max_angle_deg``] about a uniform
-    axis, or fixed. Rates: ``start_rate`` + uniform in ±``start_rate_spread`` per axis.
-    With ``randomize_start`` the angle bound and the rate spread are themselves scaled
-    by 1 ± that fraction per episode (the angle bound at most 180°).
-    """
-    rows = variates.shape[0]
-    g, u = box_muller(variates[:, :NORMALS]), variates[:, NORMALS:BASE_VARIATES]
-    max_angle, rate_spread = np.radians(scenario.start_max_angle_deg), scenario.start_rate_spread
-    if scenario.randomize_start:
-        extra = realism_variates(variates)[1]
-        max_angle = np.minimum(
-            np.pi, randomization.spread(max_angle, scenario.randomize_start, extra[:, START_ANGLE])
-        )
-        rate_spread = randomization.spread(rate_spread, scenario.randomize_start, extra[:, START_RATE])[
-            :, None
-        ]
-    if isinstance(scenario.target_attitude, str):
-        target = g[:, 0:4] / np.linalg.norm(g[:, 0:4], axis=-1, keepdims=True)
-    else:
-        target = np.tile(scenario.target_attitude, (rows, 1))
-    if isinstance(scenario.start_attitude, str) and scenario.start_attitude == "random":
-        q = g[:, 4:8] / np.linalg.norm(g[:, 4:8], axis=-1, keepdims=True)
-    elif isinstance(scenario.start_attitude, str):
-        axis = g[:, 4:7] / np.linalg.norm(g[:, 4:7], axis=-1, keepdims=True)
-        angle = (max_angle * u[:, 0])[:, None]
-        q = quat.multiply(target, quat.from_rotvec(angle * axis))
-    else:
-        q = np.tile(scenario.start_attitude, (rows, 1))
-    omega = np.asarray(scenario.start_rate) + rate_spread * (2.0 * u[:, 1:4] - 1.0)
-    return q, omega, target

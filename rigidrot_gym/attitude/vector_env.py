@@ -101,10 +101,10 @@ class AttitudeVectorEnv(VectorEnv):
             raise RuntimeError("call reset() before step()")
         actions = arguments.actions(actions, self.action_space.shape, "actions")
         resetting = np.count_nonzero(self._autoreset) > 0  # a third of any()'s cost
-        self.batch.step(actions, self._autoreset if resetting else None)  # raises before anything changes
+        # The rows whose episodes ended restart in the same call; it raises before anything changes.
+        self.batch.step(actions, self._autoreset if resetting else None, restart=True)
         if resetting:
             waiting = np.flatnonzero(self._autoreset)
-            self.batch.restart(waiting)
         result = self.batch.result()
         if resetting:
             result.reward[waiting] = 0.0

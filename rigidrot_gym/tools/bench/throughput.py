@@ -45,6 +45,8 @@ DEFAULT_ID = "RigidRot/Reorient-v0"
 REALISTIC_ID = "RigidRot/WheelReorient-v0"
 COUNTS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
 SYNC_MAX = 1024  # SyncVectorEnv steps its envs one by one in Python: stop the curve here
+WARM_ACTIONS = 16  # batches of random actions, drawn before timing and cycled
+WARM_STEPS = 500  # longer than an episode of these envs under random actions
 
 
 def render_cost(env_id: str = DEFAULT_ID, frames: int = 50) -> float:
@@ -108,26 +110,28 @@ def _vector_env(env_id: str, n: int, mode: str, **kwargs):
 
 
 def _vector_rate(env_id: str, n: int, mode: str, seconds: float, **kwargs) -> float:
-    """Env-steps/s of ``n`` envs (made with ``kwargs``) for about ``seconds`` of stepping
-    (after a warm-up)."""
+    """Env-steps/s of ``n`` envs (made with ``kwargs``) under uniformly random actions for
+    about ``seconds`` of stepping, autoresets included, in the steady state of training:
+    after a warm-up of ``WARM_STEPS`` steps (at most ``seconds``), by which episodes end
+    at different steps, as a learning agent's do, not all at once."""
     env = _vector_env(env_id, n, mode, **kwargs)
     env.reset(seed=0)
-    space = env.single_action_space
-    if isinstance(space, gym.spaces.Discrete):
-        actions = np.ones(n, dtype=np.int64)
-    else:
-        actions = np.zeros((n, *space.shape), dtype=space.dtype)
-    for _ in range(3):
-        env.step(actions)
-    steps, start = 0, time.perf_counter()
-    while True:
-        env.step(actions)
-        steps += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds and steps >= 5:
-            break
+    env.action_space.seed(0)
+    actions = [env.action_space.sample() for _ in range(WARM_ACTIONS)]
+
+    def steps_per_second(most: int | None) -> float:
+        steps, start = 0, time.perf_counter()
+        while True:
+            env.step(actions[steps % WARM_ACTIONS])
+            steps += 1
+            elapsed = time.perf_counter() - start
+            if steps == most or (steps >= 5 and elapsed >= seconds):
+                return steps / elapsed
+
+    steps_per_second(WARM_STEPS)
+    rate = n * steps_per_second(None)
     env.close()
-    return n * steps / elapsed
+    return rate
 
 
 def _ratio_row(label: str, measured: tuple[float, float, float]) -> tuple[str, str, str, str]:
