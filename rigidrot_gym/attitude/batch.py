@@ -212,6 +212,7 @@ class AttitudeBatch:
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
+        self._every = np.ones(n, dtype=bool)
         self._none = np.zeros(0, dtype=np.int64)
         # The start law and empty draws, for the compiled step's restarts (none, mostly).
         self._start = start_constants(scenario)
@@ -336,6 +337,18 @@ class AttitudeBatch:
         self._pending[rows] = 0.0
         self.wheel_momentum[rows] = 0.0
         self.wheel_saturated[rows] = False
+
+    def reset(
+        self, fixed: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = (None, None, None)
+    ) -> None:
+        """Start every body's next episode (:meth:`reset_rows`) and observe it
+        (:meth:`observe`): without ``fixed`` values in the plain task's one compiled call,
+        as its autoresets."""
+        if self._fused is not None and all(value is None for value in fixed):
+            self._step_fused(None, self._every, restart=True)
+            return
+        self.reset_rows(self._all, fixed)
+        self.observe()
 
     def observe(self) -> None:
         """Compute the observation and outputs of the current state of every body (not

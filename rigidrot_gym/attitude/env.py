@@ -283,9 +283,8 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         fixed = arguments.reset_options(options)  # checked before anything changes
         super().reset(seed=arguments.seed(seed))
         self.batch.rngs = [self.np_random]
-        self.batch.reset_rows([0], fixed)
+        self.batch.reset(fixed)
         self._ready = True
-        self.batch.observe()
         if self.render_mode == "human":
             self.render()
         return self.batch.obs[0].copy(), self._info()

@@ -88,10 +88,9 @@ class AttitudeVectorEnv(VectorEnv):
         fixed = arguments.reset_options(options)
         super().reset(seed=seeds[0] if seeds is not None and isinstance(seed, numbers.Integral) else None)
         self.batch.rngs = row_generators(seeds or [None] * self.num_envs, self.batch.rngs)
-        self.batch.reset_rows(np.arange(self.num_envs), fixed)
+        self.batch.reset(fixed)
         self._autoreset[:] = False
         self._ready = True
-        self.batch.observe()
         result = self.batch.result()
         return result.obs, self._info(result)
 
