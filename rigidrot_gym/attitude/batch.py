@@ -68,7 +68,6 @@ from rigidrot_gym.attitude.starts import (
     realism_variates,
     start_constants,
     start_states,
-    variate_count,
 )
 from rigidrot_gym.attitude.task import (
     POINTING_DEG,
@@ -213,11 +212,9 @@ class AttitudeBatch:
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
         self._every = np.ones(n, dtype=bool)
-        self._none = np.zeros(0, dtype=np.int64)
-        # The start law and empty draws, for the compiled step's restarts (none, mostly).
+        # The start law, and no body to restart, for the compiled step's restarts.
         self._start = start_constants(scenario)
-        self._no_sources = np.zeros((2, 0), dtype=np.uint64)
-        self._no_variates = np.zeros((0, variate_count(scenario)))
+        self._no_restarts = np.zeros((3, 0), dtype=np.uint64)
         # What the compiled step reads for an evaluation without a step (float32, as agents'
         # actions are, so that it is the same compiled specialisation).
         self._idle_actions = np.zeros((n, self.actuators.count), dtype=np.float32)
@@ -535,7 +532,7 @@ class AttitudeBatch:
             # caller holds is never written again.
             obs, out = np.empty_like(obs), np.empty_like(out)
         # The kernel writes every body's outputs and counters; waiting bodies' are put back.
-        rows, fresh = None, self._none
+        rows, fresh = None, None
         if waiting is not self._no_waiting and waiting.any():
             rows = np.flatnonzero(waiting)
             if restart:
@@ -635,15 +632,17 @@ class AttitudeBatch:
             obs,
             out,
             scratch,
-            *self._restarts(self._none if fresh is None else fresh),
+            self._no_restarts if fresh is None or fresh.size == 0 else self._restarts(fresh),
+            self._start,
         )
 
-    def _restarts(self, fresh: np.ndarray) -> tuple:
-        """The fused kernel's last arguments, for the bodies ``fresh`` to restart in its call."""
-        if fresh.size == 0:
-            return self._none, self._no_sources, self._start, self._no_variates
-        generators = sources([self.rngs[i] for i in fresh.tolist()])
-        return fresh, generators, self._start, np.empty((fresh.size, self._no_variates.shape[1]))
+    def _restarts(self, fresh: np.ndarray) -> np.ndarray:
+        """The bodies ``fresh`` and their generators' :func:`~rigidrot_gym.attitude.draws.sources`
+        (3, R), to restart in the fused kernel's call."""
+        restarts = np.empty((3, fresh.size), dtype=np.uint64)
+        restarts[0] = fresh
+        restarts[1:] = sources([self.rngs[i] for i in fresh.tolist()])
+        return restarts
 
     def _integrate(self, rows: np.ndarray) -> None:
         """Advance the bodies ``rows`` by one control period: staged, checked, committed."""

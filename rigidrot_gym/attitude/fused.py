@@ -36,7 +36,7 @@ from rigidrot_gym.attitude.assessment import record, score
 from rigidrot_gym.attitude.draws import draw
 from rigidrot_gym.attitude.observation import attitude_error, half_angle, scaled_rates
 from rigidrot_gym.attitude.staging import valid_state
-from rigidrot_gym.attitude.starts import start_state
+from rigidrot_gym.attitude.starts import BASE_VARIATES, start_state
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
@@ -226,18 +226,16 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         obs,
         out,
         scratch,
-        fresh,
-        generators,
+        restarts,
         start,
-        variates,
     ):
         """One control period of every body not ``waiting`` ((N,) bool); without ``stepped``,
         only the observation and outputs of their current state (at reset: no action is read,
-        nothing advances, the flags are false). The waiting bodies ``fresh`` (R,) (distinct)
-        start new episodes, drawn from their generators (``generators`` (2, R),
-        :func:`~rigidrot_gym.attitude.draws.sources`; ``variates`` (R, 12 or 36) scratch)
-        under the start law ``start`` (:func:`~rigidrot_gym.attitude.starts.start_constants`),
-        and are observed there as at a reset.
+        nothing advances, the flags are false). The waiting bodies ``restarts[0]`` (distinct)
+        start new episodes, drawn from their generators (``restarts`` (3, R) uint64: the
+        bodies, then :func:`~rigidrot_gym.attitude.draws.sources`) under the start law
+        ``start`` (:func:`~rigidrot_gym.attitude.starts.start_constants`), and are observed
+        there as at a reset.
 
         Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
         principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
@@ -285,9 +283,10 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         if failed or invalid:
             return 0, failed, invalid
         # Every check passed: the fresh bodies' new episodes can be drawn.
-        for j in range(fresh.size):
-            i = fresh[j]
-            draw(generators, j, variates)
+        variates = np.empty((restarts.shape[1], BASE_VARIATES))
+        for j in range(restarts.shape[1]):
+            i = restarts[0, j]
+            draw(restarts[1:], j, variates)
             q, w, goal = start_state(variates[j], start)
             if not principal_axes:  # in principal axes: q ⊗ B and B* ω B
                 b = _column4(principal, i)
