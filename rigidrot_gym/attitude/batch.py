@@ -531,7 +531,8 @@ class AttitudeBatch:
             # result() gave these arrays away uncopied: write new ones, so that an array a
             # caller holds is never written again.
             obs, out = np.empty_like(obs), np.empty_like(out)
-        # The kernel writes every body's outputs and counters; waiting bodies' are put back.
+        # The kernel writes every body's outputs and counters; waiting bodies' are put back
+        # (unless they restart: theirs are then their new episodes').
         rows, fresh = None, None
         if waiting is not self._no_waiting and waiting.any():
             rows = np.flatnonzero(waiting)
