@@ -71,7 +71,8 @@ def test_reset_uniforms_are_each_generators_own_draws(env_id, count):
         rngs = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
         twins = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
         for _ in range(2):
-            variates = starts.start_states(scenario, rngs)[3]
+            law = starts.start_constants(scenario)
+            variates = starts.start_states(law, starts.variate_count(scenario), rngs)[3]
             assert np.array_equal(variates, np.array([twin.random(count) for twin in twins]))
             # the generators moved on exactly as the twins did
             assert [repr(r.bit_generator.state) for r in rngs] == [repr(t.bit_generator.state) for t in twins]

@@ -68,6 +68,7 @@ from rigidrot_gym.attitude.starts import (
     realism_variates,
     start_constants,
     start_states,
+    variate_count,
 )
 from rigidrot_gym.attitude.task import (
     POINTING_DEG,
@@ -290,7 +291,8 @@ class AttitudeBatch:
         start attitude, body rates and target fixed where ``fixed`` (checked by
         :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        q, omega, target, variates = start_states(self.scenario, [self.rngs[i] for i in rows.tolist()])
+        rngs = [self.rngs[i] for i in rows.tolist()]
+        q, omega, target, variates = start_states(self._start, variate_count(self.scenario), rngs)
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
                 where[:] = value

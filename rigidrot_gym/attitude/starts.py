@@ -69,7 +69,8 @@ def start_constants(scenario: Scenario) -> np.ndarray:
 
 @jitable
 def _unit(q):
-    """q / |q| (a normal 4-vector: a uniform unit quaternion)."""
+    """q / |q| (a normal 4-vector: a uniform unit quaternion). Divided, not multiplied by
+    1/|q| as ``qnormalize`` does: the starts stay bit for bit those of earlier versions."""
     n = qnorm(q)
     return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
@@ -125,15 +126,16 @@ def _start_states(generators, c, variates, starts):
 
 
 def start_states(
-    scenario: Scenario, rngs: Sequence[np.random.Generator]
+    law: np.ndarray, count: int, rngs: Sequence[np.random.Generator]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Attitudes (R, 4), body rates (R, 3) and targets (R, 4) of R bodies' episode starts
-    (:func:`start_state`), and the (R, 12 or 36) variates they came from, row j drawn from
-    ``rngs[j]`` as ``rngs[j].random(12 or 36)`` would (so seeded runs repeat and row i of a
-    batch repeats a single env); in one compiled call."""
-    variates = np.empty((len(rngs), variate_count(scenario)))
+    under the start law ``law`` (:func:`start_constants`), and the (R, ``count``) variates
+    they came from (:func:`variate_count`), row j drawn from ``rngs[j]`` as
+    ``rngs[j].random(count)`` would (so seeded runs repeat and row i of a batch repeats a
+    single env); in one compiled call."""
+    variates = np.empty((len(rngs), count))
     starts = np.empty((len(rngs), 11))
-    _start_states(sources(rngs), start_constants(scenario), variates, starts)
+    _start_states(sources(rngs), law, variates, starts)
     return starts[:, 0:4], starts[:, 4:7], starts[:, 7:11], variates
 
 
