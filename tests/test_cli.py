@@ -139,3 +139,38 @@ def test_demo_refuses_a_worker_count_that_is_not_a_positive_integer(tmp_path, wo
     with pytest.raises(ValueError, match="workers must be a positive integer"):
         demo.run(tmp_path / "out", workers)
     assert not (tmp_path / "out").exists()  # refused before anything is written
+
+
+@pytest.mark.parametrize("engines", [True, False], ids=["with-engines", "library-only"])
+def test_demo_figure_keeps_every_text_inside_it(engines):
+    """The demo's figure with every registered method (or only the library's own, as
+    without the engines' extras), two in three drawing exact zeros (the longest note under
+    the drift panel): no title, label, key or tick label runs off the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from rigidrot_gym.physics.trajectory import Trajectory
+    from rigidrot_gym.tools import demo
+
+    t = np.linspace(0.0, 30.0, 301)
+    w_ref = np.stack([np.cos(t), np.sin(t), 0.1 * t], axis=-1)
+    q = np.tile([1.0, 0.0, 0.0, 0.0], (t.size, 1))
+    runs = {}
+    names = [n for n in integrators.names() if engines or not integrators.get(n).engine]
+    for k, name in enumerate(names):
+        omega = w_ref if k % 3 == 0 else np.tile([0.01, 2.0, 0.01], (t.size, 1))  # constant: no drift
+        runs[name] = Trajectory(t, q, omega, np.diag([1.0, 2.0, 3.0]), name, np.zeros(()), np.zeros(()))
+    runs["exact"] = (t, w_ref)
+    fig = demo.figure(runs)
+    fig.canvas.draw()
+    # Everything drawn (titles, keys, tick labels in view), in inches from the lower left.
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer())
+    width, height = fig.get_size_inches()
+    margin = 1.0 / fig.dpi  # a pixel
+    assert drawn.x0 >= -margin and drawn.y0 >= -margin, drawn
+    assert drawn.x1 <= width + margin and drawn.y1 <= height + margin, (drawn, width, height)
+    titles = [" ".join((a.get_title(loc="left") + a.get_title()).split()) for a in fig.axes]
+    assert any("exactly 0 throughout" in title for title in titles)  # the long note is there
+    plt.close(fig)

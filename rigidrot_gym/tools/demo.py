@@ -168,8 +168,19 @@ def format_table(rows: list[Row]) -> str:
 
 
 def plot(runs: dict, path: Path) -> None:
+    """:func:`figure` of ``runs`` as a PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(runs)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def figure(runs: dict):
     """ω(t) of each method over the exact solution (one panel per method), and the
-    relative energy drift of every method (bottom panel), as a PNG."""
+    relative energy drift of every method (bottom panel): a matplotlib figure. ``runs``
+    maps each method's name to its :class:`Trajectory` and ``"exact"`` to the reference
+    ``(t, ω)``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -241,8 +252,7 @@ def plot(runs: dict, path: Path) -> None:
     fig.suptitle(
         f"ω(t) of every method against the exact solution — {describe()}", fontsize=11, x=0.01, ha="left"
     )
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
 
 
 def control_episode(env_id: str = DEFAULT_ENV, seed: int = 0, natural_frequency: float = 0.5) -> str:
