@@ -22,6 +22,7 @@ import time
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from gymnasium.error import DependencyNotInstalled
@@ -34,6 +35,9 @@ from rigidrot_gym.physics.propagate import propagate
 from rigidrot_gym.physics.trajectory import Trajectory
 from rigidrot_gym.tools.plot_style import floor_note, floored, method_styles
 from rigidrot_gym.tools.report import markdown_table
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn
+    from matplotlib.figure import Figure
 
 # The built-in tumbler: principal moments (kg·m²), spin mostly about the intermediate
 # axis (rad/s), attitude, step (s) and duration (s).
@@ -176,7 +180,7 @@ def plot(runs: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def figure(runs: dict):
+def figure(runs: dict) -> Figure:
     """ω(t) of each method over the exact solution (one panel per method), and the
     relative energy drift of every method (bottom panel): a matplotlib figure. ``runs``
     maps each method's name to its :class:`Trajectory` and ``"exact"`` to the reference
