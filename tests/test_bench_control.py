@@ -94,3 +94,40 @@ def test_an_agent_runs_only_on_the_scenario_it_was_trained_on():
         {"agent": agent.for_scenario}, ["RigidRot/WheelReorient-v0"], [], [0], [1.0]
     )
     assert summaries == []
+
+
+@pytest.mark.parametrize("policies", [7, 13], ids=["as-committed", "more-than-ten"])
+def test_every_line_of_the_plot_can_be_told_apart_and_the_key_stays_inside(policies):
+    """One line per (policy, scenario), the agents on their own scenario only, as the
+    benchmark draws them: no two lines share colour and line style (tab10 has ten
+    colours), the key names every policy and scenario (or, past ten policies, every
+    line), and it lies beside the plots, inside the figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    t = np.linspace(0.0, 60.0, 301)
+    trace = {"t": t, "pointing_error_deg": 130.0 * np.exp(-t / 5.0), "torque": np.ones((t.size, 3)) * 1e-3}
+    scenarios = ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0")
+    traces = {(f"policy {k}", s): trace for k in range(policies - 2) for s in scenarios}
+    traces |= {("agent a", scenarios[0]): trace, ("agent b", scenarios[1]): trace}
+    fig = control.figure(traces)
+    top = fig.axes[0]
+    styles = [(to_hex(line.get_color()), line.get_linestyle()) for line in top.get_lines()]
+    assert len(styles) == len(traces) and len(set(styles)) == len(traces)
+    (legend,) = fig.legends
+    key = {text.get_text() for text in legend.get_texts()}
+    if policies <= 10:  # a colour per policy, a style per scenario: an entry for each
+        assert key == {policy for policy, _ in traces} | set(scenarios)
+    else:
+        assert key == {f"{policy} ({scenario})" for policy, scenario in traces}
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    drawn = fig.get_tightbbox(renderer)
+    width, height = fig.get_size_inches()
+    assert drawn.x0 >= 0 and drawn.y0 >= 0 and drawn.x1 <= width and drawn.y1 <= height, drawn
+    for ax in fig.axes:  # the key hides no curve
+        assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
+    plt.close(fig)

@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -42,6 +42,9 @@ from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.tools.report import markdown_table, write_results
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn
+    from matplotlib.figure import Figure
 
 DEFAULT_SCENARIOS = ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0")
 DEFAULT_INTEGRATORS = ("semi_implicit", "pybullet", "rk4", "nielsen_krenk")
@@ -306,25 +309,64 @@ def format_table(summaries: list[Summary]) -> str:
 
 
 def plot(traces: dict, path: Path) -> None:
-    """Pointing error and torque against time, first seed, one line per policy."""
+    """:func:`figure` of ``traces`` as a PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(traces)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def figure(traces: dict) -> Figure:
+    """Pointing error and torque against time, first seed, one line per policy and
+    scenario (``traces`` maps (policy, scenario) to the trace): a colour per policy and a
+    line style per scenario, keyed apart. With more policies or scenarios than ten colours
+    and four styles tell apart, each line gets a (colour, style) of its own, out of
+    tab20's twenty colours and the four styles, and a key entry of its own."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
-    for (name, scenario), trace in traces.items():
-        top.semilogy(trace["t"], np.maximum(trace["pointing_error_deg"], 1e-3), label=f"{name} ({scenario})")
-        bottom.plot(trace["t"], np.linalg.norm(trace["torque"], axis=-1), label=name)
+    from rigidrot_gym.tools.plot_style import LINE_STYLES
+
+    policies = list(dict.fromkeys(policy for policy, _ in traces))
+    scenarios = list(dict.fromkeys(scenario for _, scenario in traces))
+    apart = len(policies) <= 10 and len(scenarios) <= len(LINE_STYLES)
+    if apart:
+        colours = matplotlib.colormaps["tab10"]
+        styles = {
+            key: {"color": colours(policies.index(key[0])), "ls": LINE_STYLES[scenarios.index(key[1])]}
+            for key in traces
+        }
+    else:
+        colours = matplotlib.colormaps["tab20"]
+        pairs = [{"color": colours(c), "ls": ls} for ls in LINE_STYLES for c in range(20)]
+        styles = {key: pairs[k % len(pairs)] for k, key in enumerate(traces)}
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 6), sharex=True)
+    for key, trace in traces.items():
+        error = np.maximum(trace["pointing_error_deg"], 1e-3)
+        top.semilogy(trace["t"], error, label=f"{key[0]} ({key[1]})", lw=1.3, **styles[key])
+        bottom.plot(trace["t"], np.linalg.norm(trace["torque"], axis=-1), lw=1.3, **styles[key])
     top.set_ylabel("pointing error (deg)")
     bottom.set_ylabel("|τ| (N·m)")
     bottom.set_xlabel("t (s)")
-    top.legend(fontsize=7)
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    # Beside the plots (inside, the key hid the curves): with a colour per policy and a
+    # style per scenario, one entry for each.
+    handles = top.get_lines()
+    if apart:
+        handles = [Line2D([], [], color=colours(i), lw=1.3, label=p) for i, p in enumerate(policies)]
+        handles += [
+            Line2D([], [], color="black", lw=1.3, ls=LINE_STYLES[j], label=s) for j, s in enumerate(scenarios)
+        ]
+    key = fig.legend(handles=handles, fontsize=7.5, loc="center right", bbox_to_anchor=(0.995, 0.5))
+    fig.canvas.draw()  # the key's width, to leave it room
+    width = key.get_window_extent().width / fig.bbox.width
+    fig.subplots_adjust(left=0.1, right=0.97 - width, top=0.97, bottom=0.09, hspace=0.08)
+    return fig
 
 
 def write(out_dir: Path, summaries: list[Summary], traces: dict) -> str:
