@@ -362,9 +362,8 @@ def figure(traces: dict) -> Figure:
         handles += [
             Line2D([], [], color="black", lw=1.3, ls=LINE_STYLES[j], label=s) for j, s in enumerate(scenarios)
         ]
-    key = fig.legend(handles=handles, fontsize=7.5, loc="center right", bbox_to_anchor=(0.995, 0.5))
-    fig.canvas.draw()  # the key's width, to leave it room
-    width = key.get_window_extent().width / fig.bbox.width
+    legend = fig.legend(handles=handles, fontsize=7.5, loc="center right", bbox_to_anchor=(0.995, 0.5))
+    width = legend.get_window_extent(fig.canvas.get_renderer()).width / fig.bbox.width  # room for it
     fig.subplots_adjust(left=0.1, right=0.97 - width, top=0.97, bottom=0.09, hspace=0.08)
     return fig
 
