@@ -218,3 +218,26 @@ def test_a_few_rows_autoresetting_equal_single_envs():
     # a step that resets a few rows only (fewer than half), and one that resets most
     assert any(0 < len(rows) < n // 2 for rows in resets), resets
     assert any(len(rows) >= n // 2 for rows in resets), resets
+
+
+def test_generators_are_one_per_body_and_needed_before_a_restart():
+    # The compiled autoreset reads each body's generator from a table of their addresses:
+    # a wrong count must be refused, not read past its end.
+    from rigidrot_gym.attitude.batch import AttitudeBatch
+    from rigidrot_gym.attitude.env import resolve_scenario
+
+    batch = AttitudeBatch(resolve_scenario("RigidRot/Reorient-v0", {}), 3)
+    with pytest.raises(RuntimeError, match="rngs"):
+        batch.reset()
+    with pytest.raises(ValueError, match=r"rngs must be 3 numpy Generators.*got 2 items"):
+        batch.rngs = [np.random.default_rng(0)] * 2
+    with pytest.raises(ValueError, match=r"rngs must be 3 .*int"):
+        batch.rngs = [np.random.default_rng(0), np.random.default_rng(1), 7]
+    assert batch.rngs == ()
+    batch.rngs = [np.random.default_rng(i) for i in range(3)]
+    batch.reset()
+    # each body drew its start's 12 uniforms from its own generator, and nothing else
+    for i, rng in enumerate(batch.rngs):
+        twin = np.random.default_rng(i)
+        twin.random(12)
+        assert rng.bit_generator.state == twin.bit_generator.state

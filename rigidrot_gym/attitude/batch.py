@@ -160,8 +160,10 @@ class AttitudeBatch:
     Every call either completes or raises with the batch unchanged: arguments are
     checked first, and a step is staged in a :class:`~rigidrot_gym.attitude.staging.Workspace`
     and committed only when every advanced state is valid. The state is every attribute
-    but ``_work`` (scratch), and no attribute is a view of another, so ``copy.deepcopy``
-    and pickling give a batch that continues bit for bit like the original.
+    but ``_work`` (scratch) and ``_sources`` (the generators' addresses, which a copy or an
+    unpickled batch rebuilds from its own generators), and no attribute is a view of
+    another, so ``copy.deepcopy`` and pickling give a batch that continues bit for bit like
+    the original.
 
     Args:
         scenario: the task; its ``max_episode_steps`` truncates every episode.
@@ -203,7 +205,8 @@ class AttitudeBatch:
         self._target = np.tile(quat.identity(), (n, 1)).T.copy()
         self.steps = np.zeros(n, dtype=np.int64)
         self.hold = np.zeros(n, dtype=np.int64)
-        self.rngs: list[np.random.Generator] = []
+        self._rngs: tuple[np.random.Generator, ...] = ()  # none yet: the env sets them at reset
+        self._sources = sources(self._rngs)
         self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
         self._out = np.zeros((TRUNCATED + 1, n))
         self._handed_out = False  # obs and _out given away by result(), not to be written
@@ -213,9 +216,7 @@ class AttitudeBatch:
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
         self._every = np.ones(n, dtype=bool)
-        # The start law, and no body to restart, for the compiled step's restarts.
-        self._start = start_constants(scenario)
-        self._no_restarts = np.zeros((3, 0), dtype=np.uint64)
+        self._start = start_constants(scenario)  # the start law, for the compiled step's restarts
         # What the compiled step reads for an evaluation without a step (float32, as agents'
         # actions are, so that it is the same compiled specialisation).
         self._idle_actions = np.zeros((n, self.actuators.count), dtype=np.float32)
@@ -264,6 +265,35 @@ class AttitudeBatch:
         """(N, 4) target attitudes (a view)."""
         return self._target.T
 
+    @property
+    def rngs(self) -> tuple[np.random.Generator, ...]:
+        """Each body's generator, which its episode starts draw from (a tuple, set whole,
+        so that the compiled step's table of their addresses follows)."""
+        return self._rngs
+
+    @rngs.setter
+    def rngs(self, generators: Sequence[np.random.Generator]) -> None:
+        generators = tuple(generators)
+        if len(generators) != self.num_bodies or not all(
+            isinstance(g, np.random.Generator) for g in generators
+        ):
+            raise ValueError(
+                f"rngs must be {self.num_bodies} numpy Generators (one per body), "
+                f"got {len(generators)} items of types {sorted({type(g).__name__ for g in generators})}"
+            )
+        self._rngs, self._sources = generators, sources(generators)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The generators' addresses are this process's and these objects': a copy (or an
+        # unpickled batch) takes its own generators' (``__setstate__``), never these.
+        state = self.__dict__.copy()
+        del state["_sources"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._sources = sources(self._rngs)
+
     def _init_realism(self) -> None:
         s, n = self.scenario, self.num_bodies
         self._axes = np.ascontiguousarray(self.actuators.axes)
@@ -291,7 +321,7 @@ class AttitudeBatch:
         start attitude, body rates and target fixed where ``fixed`` (checked by
         :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        rngs = [self.rngs[i] for i in rows.tolist()]
+        rngs = [self._rngs[i] for i in rows.tolist()]
         q, omega, target, variates = start_states(self._start, variate_count(self.scenario), rngs)
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
@@ -365,7 +395,8 @@ class AttitudeBatch:
         integrated and their actions not used); their results land in :attr:`obs`
         (N, 7 + wheels) and :attr:`out` (N, 6, columns ``REWARD`` ...). With ``restart``
         the waiting bodies then start new episodes, as :meth:`restart` (the plain task
-        does both in its one compiled call). A step that raises changes nothing.
+        does both in its one compiled call), with reward 0 and both flags false (a vector
+        env's next-step autoreset). A step that raises changes nothing.
 
         Raises:
             ValueError: if an action of a body not waiting is NaN or infinite, or if the
@@ -378,7 +409,9 @@ class AttitudeBatch:
             return
         self._step_rows(action, self._all if waiting is None else np.flatnonzero(~waiting))
         if restart and waiting is not None and waiting.any():
-            self.restart(np.flatnonzero(waiting))
+            rows = np.flatnonzero(waiting)
+            self.restart(rows)
+            self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1] = 0.0, 0.0
 
     def _step_rows(self, action: np.ndarray, rows: np.ndarray) -> None:
         """The step of the bodies ``rows`` without the plain task's compiled step."""
@@ -528,6 +561,9 @@ class AttitudeBatch:
         call of the kernel of :func:`~rigidrot_gym.attitude.fused.kernel_of`."""
         work, s = self._work, self.scenario
         stepped = action is not None
+        if restart and self._sources.shape[1] != self.num_bodies:
+            # The compiled call reads each restarting body's generator from that table.
+            raise RuntimeError("set the bodies' generators (rngs) before a reset or an autoreset")
         obs, out = self.obs, self._out
         if self._handed_out:
             # result() gave these arrays away uncopied: write new ones, so that an array a
@@ -535,20 +571,17 @@ class AttitudeBatch:
             obs, out = np.empty_like(obs), np.empty_like(out)
         # The kernel writes every body's outputs and counters; waiting bodies' are put back
         # (unless they restart: theirs are then their new episodes').
-        rows, fresh = None, None
-        if waiting is not self._no_waiting and waiting.any():
+        rows = None
+        if not restart and waiting is not self._no_waiting and waiting.any():
             rows = np.flatnonzero(waiting)
-            if restart:
-                fresh = rows
-            else:
-                kept = (self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
+            kept = (self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
         actions = action if stepped else self._idle_actions
-        args = self._fused_arguments(actions, waiting, s.substeps, stepped, obs, out, fresh=fresh)
+        args = self._fused_arguments(actions, waiting, s.substeps, stepped, obs, out, restart=restart)
         counts = self._run_fused(args)
         if not any(counts):
             # The staged states become the state: a swap, not a copy.
             self._state, work.soa_state = work.soa_state, self._state
-            if rows is not None and not restart:
+            if rows is not None:
                 obs[rows], out[:, rows], self.steps[rows], self.hold[rows] = kept
             self.obs, self._out, self._handed_out = obs, out, False
             return
@@ -595,13 +628,13 @@ class AttitudeBatch:
         obs: np.ndarray,
         out: np.ndarray,
         rows: np.ndarray | None = None,
-        fresh: np.ndarray | None = None,
+        restart: bool = False,
     ) -> tuple:
         """The arguments of the fused kernel's call (:func:`~rigidrot_gym.attitude.fused.kernel_of`)
         that writes its observations and outputs into ``obs`` and ``out``: over the whole
         batch, or over the bodies ``rows`` alone (gathered copies and scratch of their own;
-        without a step nothing but ``obs`` and ``out`` needs writing back); the bodies
-        ``fresh`` (of the whole batch) restart."""
+        without a step nothing but ``obs`` and ``out`` needs writing back); with ``restart``
+        the waiting bodies restart."""
         work = self._work
         arrays = (self._max_torque, self._principal, self._target, self._moments, self._state)
         arrays += (self.steps, self.hold)
@@ -635,17 +668,10 @@ class AttitudeBatch:
             obs,
             out,
             scratch,
-            self._no_restarts if fresh is None or fresh.size == 0 else self._restarts(fresh),
+            restart,
+            self._sources,
             self._start,
         )
-
-    def _restarts(self, fresh: np.ndarray) -> np.ndarray:
-        """The bodies ``fresh`` and their generators' :func:`~rigidrot_gym.attitude.draws.sources`
-        (3, R), to restart in the fused kernel's call."""
-        restarts = np.empty((3, fresh.size), dtype=np.uint64)
-        restarts[0] = fresh
-        restarts[1:] = sources([self.rngs[i] for i in fresh.tolist()])
-        return restarts
 
     def _integrate(self, rows: np.ndarray) -> None:
         """Advance the bodies ``rows`` by one control period: staged, checked, committed."""

@@ -38,10 +38,10 @@ def _next_double(typingctx, function, state):
 
 @jitable
 def draw(sources, j, out):
-    """Fill row j of ``out`` (R, K) with uniforms on [0, 1) from generator j of ``sources``
+    """Fill ``out`` (K,) with uniforms on [0, 1) from generator j of ``sources``
     (:func:`sources`): ``rngs[j].random(K)``. Compiled code only."""
-    for k in range(out.shape[1]):
-        out[j, k] = _next_double(sources[0, j], sources[1, j])
+    for k in range(out.shape[0]):
+        out[k] = _next_double(sources[0, j], sources[1, j])
 
 
 def sources(rngs: Sequence[np.random.Generator]) -> np.ndarray:

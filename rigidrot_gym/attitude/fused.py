@@ -40,7 +40,7 @@ from rigidrot_gym.attitude.starts import BASE_VARIATES, start_state
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
-from rigidrot_gym.physics.jit import bodies, jitable
+from rigidrot_gym.physics.jit import bodies, jitable, select
 from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
 
 # Bodies per block of a pass (the unit of work of a thread).
@@ -142,6 +142,7 @@ def _commit(
     target,
     work,
     stepped,
+    restart,
     constants,
     limits,
     steps,
@@ -154,7 +155,7 @@ def _commit(
 ):
     """The observations, outputs and counters of bodies ``lo`` … ``hi`` − 1 at their staged
     states, waiting bodies' too, as not stepped (the caller then makes ``work`` the state
-    and puts back what waiting bodies had, unless they restarted)."""
+    and puts back what waiting bodies had, unless they restarted: in a step, with reward 0)."""
     acts, results = scratch[2:5], scratch[5:14]
     inv_max_rate = 1.0 / constants[2]
     # The arithmetic, into scratch rows (a loop that reads and writes few arrays vectorises;
@@ -196,6 +197,7 @@ def _commit(
         reward, success, terminated, truncated, steps[i], hold[i] = score(
             angle, rate, effort, k, inv_max_rate, live, steps[i], hold[i], hold_steps, max_steps
         )
+        reward = select(stepped & restart & waiting[i], 0.0, reward)
         record(out, i, angle, rate, reward, success, terminated, truncated)
     # ... and the observations, body by body (float32 rows of 7).
     for i in bodies(lo, hi):
@@ -226,16 +228,17 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         obs,
         out,
         scratch,
-        restarts,
+        restart,
+        sources,
         start,
     ):
         """One control period of every body not ``waiting`` ((N,) bool); without ``stepped``,
         only the observation and outputs of their current state (at reset: no action is read,
-        nothing advances, the flags are false). The waiting bodies ``restarts[0]`` (distinct)
-        start new episodes, drawn from their generators (``restarts`` (3, R) uint64: the
-        bodies, then :func:`~rigidrot_gym.attitude.draws.sources`) under the start law
-        ``start`` (:func:`~rigidrot_gym.attitude.starts.start_constants`), and are observed
-        there as at a reset.
+        nothing advances, the flags are false). With ``restart`` the waiting bodies start
+        new episodes, drawn from their generators (``sources`` (2, N) uint64, every body's
+        :func:`~rigidrot_gym.attitude.draws.sources`) under the start law ``start``
+        (:func:`~rigidrot_gym.attitude.starts.start_constants`), and are observed there as
+        at a reset; in a step, their reward is 0 (a vector env's autoreset).
 
         Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
         principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
@@ -282,12 +285,14 @@ def _compile(step: Callable, parallel: bool) -> Callable:
             invalid += counts[1]
         if failed or invalid:
             return 0, failed, invalid
-        # Every check passed: the fresh bodies' new episodes can be drawn.
-        variates = np.empty((restarts.shape[1], BASE_VARIATES))
-        for j in range(restarts.shape[1]):
-            i = restarts[0, j]
-            draw(restarts[1:], j, variates)
-            q, w, goal = start_state(variates[j], start)
+        # Every check passed: the restarting bodies' new episodes can be drawn, in the
+        # order of the bodies (two rows may share a generator).
+        variates = np.empty(BASE_VARIATES)
+        for i in range(n if restart else 0):
+            if not waiting[i]:
+                continue
+            draw(sources, i, variates)
+            q, w, goal = start_state(variates, start)
             if not principal_axes:  # in principal axes: q ⊗ B and B* ω B
                 b = _column4(principal, i)
                 q, w = qmul(q, b), qrotate_inv(b, w)
@@ -304,6 +309,7 @@ def _compile(step: Callable, parallel: bool) -> Callable:
                 target,
                 work,
                 stepped,
+                restart,
                 constants,
                 limits,
                 steps,

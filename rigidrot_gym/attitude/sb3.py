@@ -73,9 +73,9 @@ class AttitudeSB3VecEnv(VecEnv):
         # checked, every env, before any changes
         seeds = [arguments.seed(s, f"seed of env {i}") for i, s in enumerate(self._seeds)]
         fixed = [arguments.reset_options(o or None) for o in self._options]
-        for i, seed in enumerate(seeds):
-            if seed is not None:
-                self.batch.rngs[i] = seeding.np_random(seed)[0]
+        self.batch.rngs = [
+            self.batch.rngs[i] if seed is None else seeding.np_random(seed)[0] for i, seed in enumerate(seeds)
+        ]
         plain = [i for i in range(self.num_envs) if not self._options[i]]
         self.batch.reset_rows(plain)
         for i in sorted(set(range(self.num_envs)) - set(plain)):
@@ -144,8 +144,9 @@ class AttitudeSB3VecEnv(VecEnv):
         """Reset the envs ``rows`` as each one's ``reset(seed=seed, options=options)``."""
         seed, fixed = arguments.seed(seed), arguments.reset_options(options)
         indices = np.asarray(rows, dtype=np.int64)
-        for i in rows if seed is not None else ():
-            self.batch.rngs[i] = seeding.np_random(seed)[0]
+        if seed is not None:
+            fresh = {i: seeding.np_random(seed)[0] for i in rows}
+            self.batch.rngs = [fresh.get(i, rng) for i, rng in enumerate(self.batch.rngs)]
         self.batch.restart(indices, fixed)
         result = self.batch.result()
         for i in rows:

@@ -118,7 +118,7 @@ def start_state(v, c):
 @njit(cache=True, error_model="numpy")
 def _start_states(generators, c, variates, starts):
     for j in range(variates.shape[0]):
-        draw(generators, j, variates)
+        draw(generators, j, variates[j])
         q, w, target = start_state(variates[j], c)
         starts[j, 0], starts[j, 1], starts[j, 2], starts[j, 3] = q
         starts[j, 4], starts[j, 5], starts[j, 6] = w

@@ -99,16 +99,10 @@ class AttitudeVectorEnv(VectorEnv):
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         actions = arguments.actions(actions, self.action_space.shape, "actions")
-        resetting = np.count_nonzero(self._autoreset) > 0  # a third of any()'s cost
-        # The rows whose episodes ended restart in the same call; it raises before anything changes.
-        self.batch.step(actions, self._autoreset if resetting else None, restart=True)
-        if resetting:
-            waiting = np.flatnonzero(self._autoreset)
+        # The rows whose episodes ended restart in the same call, with reward 0 and both
+        # flags false; it raises before anything changes.
+        self.batch.step(actions, self._autoreset, restart=True)
         result = self.batch.result()
-        if resetting:
-            result.reward[waiting] = 0.0
-            result.terminated[waiting] = False
-            result.truncated[waiting] = False
         self._autoreset = result.terminated | result.truncated
         if self.render_mode == "human":
             self.render()
