@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import csv
+import math
+import platform
+from pathlib import Path
 
-from rigidrot_gym.tools.bench import throughput
+import numpy as np
+import pytest
+
+from rigidrot_gym.tools.bench import phases, throughput
 from rigidrot_gym.tools.cli import main
 
 
@@ -25,8 +31,40 @@ def test_quick_throughput_benchmark(tmp_path, capsys):
     assert "Pendulum-v1" in text and "CartPole-v1" in text
     assert f"({throughput.REALISTIC_ID} vs Pendulum-v1)" in text
     assert (tmp_path / "throughput.png").stat().st_size > 0
+    # the report names the machine it was measured on: its ratios are that machine's
+    assert f"Machine: {platform_model()} " in text
 
 
 def test_a_second_process_loads_every_kernel_from_the_cache():
     times = throughput.compile_times()
     assert times.kernels and not times.recompiled, times
+
+
+def platform_model() -> str:
+    """The CPU model as lscpu would print it: /proc/cpuinfo's first "model name"."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if not cpuinfo.exists():
+        return platform.processor() or platform.machine()
+    return next(
+        line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if "model name" in line
+    )
+
+
+def test_the_peak_loop_does_the_multiply_adds_it_counts():
+    # One pass: eight chains x + k (k = 0 … 7), each through 16 steps v ← a v + b, summed,
+    # less 28: 8 aⁿ x + 28 aⁿ + 8 b (1 − aⁿ)/(1 − a) − 28 with n = 16 (a geometric series).
+    x, a, b, n = np.array([0.5, 2.0]), 0.75, 0.125, 16
+    expected = 8 * a**n * x + 28 * a**n + 8 * b * (1 - a**n) / (1 - a) - 28
+    phases._multiply_add(x, a, b, 1)
+    np.testing.assert_allclose(x, expected, rtol=1e-13)
+    assert phases._FLOPS_PER_ELEMENT == 2 * 8 * n
+
+
+@pytest.mark.parametrize(("ns", "says"), [(20.0, "2.0× that"), (5.0, "did not reach this core's peak")])
+def test_a_step_faster_than_the_peak_loop_is_not_reported_as_beyond_the_limit(ns, says):
+    # 271 operations at 27.1 GFLOP/s: 10 ns is the limit
+    peak = phases.RK4_FLOPS / 10e-9
+    text = "\n".join(throughput._phase_text("X-v0", 4, "rk4", {"integration (per sub-step)": ns}, peak))
+    assert says in text, text
+    assert "10.0 ns for those operations" in text
+    assert math.isclose(peak, 27.1e9)

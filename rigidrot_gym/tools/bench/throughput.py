@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import gymnasium as gym
+import llvmlite.binding as llvm
 import numba
 import numpy as np
 
@@ -47,6 +49,22 @@ COUNTS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
 SYNC_MAX = 1024  # SyncVectorEnv steps its envs one by one in Python: stop the curve here
 WARM_ACTIONS = 16  # batches of random actions, drawn before timing and cycled
 WARM_STEPS = 500  # longer than an episode of these envs under random actions
+
+
+def machine() -> str:
+    """The CPU's model name (``/proc/cpuinfo``, else the platform's), the CPU that numba
+    compiles for, and the cores this process may use."""
+    model = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = [
+            line.split(":", 1)[1].strip()
+            for line in cpuinfo.read_text().splitlines()
+            if line.startswith("model name")
+        ]
+        model = names[0] if names else model
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model} (numba compiles for {llvm.get_host_cpu_name()}), {cores} cores"
 
 
 def render_cost(env_id: str = DEFAULT_ID, frames: int = 50) -> float:
@@ -241,12 +259,19 @@ def _phase_text(env_id: str, n: int, integrator: str, phases: dict[str, float], 
     ]
     if integrator == "rk4":
         measured, limit = phases["integration (per sub-step)"], RK4_FLOPS / peak * 1e9
+        distance = (
+            f"the measured step is {measured / limit:.1f}× that."
+            if measured >= limit
+            # Not a step beyond the limit: the loop fell short of this core's peak in this run.
+            else f"the measured step is faster ({measured / limit:.2f}×), so that loop did not reach "
+            "this core's peak in this run and the distance to the limit is unknown."
+        )
         text += [
             f"An RK4 step of one body is {RK4_FLOPS} additions and multiplications and "
             f"{RK4_DIVISIONS_AND_ROOTS} divisions or square roots; it costs {measured:.1f} ns here "
             f"({RK4_FLOPS / measured:.1f} GFLOP/s). This core's multiply-add peak (a tight loop compiled "
-            f"the same way, four lanes per AVX2 instruction, best of 9 runs) is {peak / 1e9:.1f} GFLOP/s: "
-            f"{limit:.1f} ns for those operations, the measured step is {measured / limit:.1f}× that.",
+            f"the same way, best of 9 runs) is {peak / 1e9:.1f} GFLOP/s: {limit:.1f} ns for those "
+            f"operations; {distance}",
             "",
         ]
     return text
@@ -324,6 +349,9 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
     text = "\n".join(
         [
             f"Throughput ({'quick' if quick else 'full'} run); rates are medians of {repeats} runs.",
+            "",
+            f"Machine: {machine()}. Ratios move with the machine as well as its load: the peers "
+            "and these envs do not gain alike from a given CPU.",
             "",
             markdown_table(("measurement", "ours", "peer", "ratio (median of paired runs)"), rows),
             "",
