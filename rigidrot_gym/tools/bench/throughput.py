@@ -263,8 +263,8 @@ def _phase_text(env_id: str, n: int, integrator: str, phases: dict[str, float], 
             f"the measured step is {measured / limit:.1f}× that."
             if measured >= limit
             # Not a step beyond the limit: the loop fell short of this core's peak in this run.
-            else f"the measured step is faster ({measured / limit:.2f}×), so that loop did not reach "
-            "this core's peak in this run and the distance to the limit is unknown."
+            else f"the measured step is as fast or faster ({measured / limit:.2f}×): that loop did not "
+            "bound the step in this run, so it does not tell the distance to this core's limit."
         )
         text += [
             f"An RK4 step of one body is {RK4_FLOPS} additions and multiplications and "
