@@ -5,7 +5,8 @@
 RK4 stages as in :mod:`rk4`; after the step R is replaced by its nearest rotation (the
 orthogonal polar factor, by Newton's iteration R ← ½(R + R⁻ᵀ), quadratically
 convergent) — not by normalising its columns one by one as seed 004 does, which
-leaves them non-orthogonal. Torques see the attitude of each stage's matrix.
+leaves them non-orthogonal. Torques see the attitude of each stage's matrix, as the
+quaternion on the side of the step's starting q (sign-continuous, like the trajectory).
 
 Source: Sasaki (2019) ``runge_kutta`` (seed 004), with its missing ``l4`` stage and
 column-wise normalisation corrected. Order 4. Torque evaluations per step: 4.
@@ -59,11 +60,24 @@ def _max_abs9(x):
     return m
 
 
+@jitable
+def _aligned(q, reference):
+    """±q, whichever lies on the side of ``reference`` (q·reference ≥ 0)."""
+    return qscale(select(qdot(q, reference) < 0.0, -1.0, 1.0), q)
+
+
 @inlined
-def _rates(t, m, w, inertia, torque, p):
+def _rates(t, m, w, q0, inertia, torque, p):
+    """(Ṙ, ω̇) at stage matrix m; the torque sees m's quaternion with q0's sign.
+
+    A matrix fixes its quaternion only up to sign, and the largest-component rule of
+    :func:`qfrom_matrix` picks either: a torque that depends on the sign (τ = −K q_vec)
+    must see the trajectory's own, continuous quaternion, as every other method gives it.
+    """
     a, b, c = _rows(m)
     m_dot = _matrix(vec.cross(a, w), vec.cross(b, w), vec.cross(c, w))
-    return m_dot, angular_acceleration(inertia, w, torque(t, qfrom_matrix(m), w, p))
+    q = _aligned(qfrom_matrix(m), q0)
+    return m_dot, angular_acceleration(inertia, w, torque(t, q, w, p))
 
 
 @jitable
@@ -85,17 +99,14 @@ def _nearest_rotation(m):
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     m = qto_matrix(q)
     half = 0.5 * h
-    km1, kw1 = _rates(t, m, w, inertia, torque, p)
-    km2, kw2 = _rates(t + half, _axpy9(half, km1, m), vec.axpy(half, kw1, w), inertia, torque, p)
-    km3, kw3 = _rates(t + half, _axpy9(half, km2, m), vec.axpy(half, kw2, w), inertia, torque, p)
-    km4, kw4 = _rates(t + h, _axpy9(h, km3, m), vec.axpy(h, kw3, w), inertia, torque, p)
+    km1, kw1 = _rates(t, m, w, q, inertia, torque, p)
+    km2, kw2 = _rates(t + half, _axpy9(half, km1, m), vec.axpy(half, kw1, w), q, inertia, torque, p)
+    km3, kw3 = _rates(t + half, _axpy9(half, km2, m), vec.axpy(half, kw2, w), q, inertia, torque, p)
+    km4, kw4 = _rates(t + h, _axpy9(h, km3, m), vec.axpy(h, kw3, w), q, inertia, torque, p)
     sixth = h / 6.0
     m1 = _axpy9(sixth, _axpy9(2.0, _axpy9(1.0, km2, km3), _axpy9(1.0, km1, km4)), m)
     w1 = vec.axpy(sixth, vec.axpy(2.0, vec.add(kw2, kw3), vec.add(kw1, kw4)), w)
-    q1 = qfrom_matrix(_nearest_rotation(m1))
-    # The matrix fixes q only up to sign: keep the trajectory continuous.
-    q1 = qscale(select(qdot(q1, q) < 0.0, -1.0, 1.0), q1)
-    return q1, w1, s, 0.0
+    return _aligned(qfrom_matrix(_nearest_rotation(m1)), q), w1, s, 0.0
 
 
 METHOD = ComponentMethod(
