@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
+from reference import angle, solve
 from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
@@ -498,6 +499,25 @@ def test_torque_free_rejects_bad_input(kwargs, match):
     args.update(kwargs)
     with pytest.raises(ValueError, match=match):
         torque_free(**args)
+
+
+def test_a_body_tensor_is_a_body_not_three_bodies():
+    """A full 3 × 3 tensor is one body in the user's frame (as ``propagate`` reads it):
+    against DOP853 on J ω̇ = −ω × Jω with that tensor, and a batch of such tensors."""
+    r = Rotation.from_rotvec([0.4, -0.7, 0.2])
+    tensor = r.as_matrix() @ np.diag([1.0, 2.0, 2.5]) @ r.as_matrix().T
+    q0, omega0 = np.array([0.6, 0.0, -0.8, 0.0]), np.array([0.3, -0.2, 0.1])
+    times = np.array([0.0, 1.0, 7.5, 20.0])
+    q, w = torque_free(q0, omega0, tensor, times)
+    assert q.shape == (4, 4) and w.shape == (4, 3)
+    q_ref, w_ref = solve(q0, omega0, tensor, times)
+    assert np.max(angle(q, q_ref)) < 1e-10 and np.max(np.abs(w - w_ref)) < 1e-10
+    assert np.allclose(q[0], q0, atol=1e-15)  # the user's attitude, sign included
+    q2, w2 = torque_free(q0, omega0, np.stack([tensor, np.diag([1.0, 2.0, 2.5])]), times)
+    assert q2.shape == (4, 2, 4)
+    assert np.array_equal(q2[:, 0], q) and np.array_equal(w2[:, 0], w)
+    with pytest.raises(ValueError, match="inertia must be symmetric"):
+        torque_free(q0, omega0, [[1.0, 0.1, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.5]], 1.0)
 
 
 def test_triangle_inequality_tolerance():

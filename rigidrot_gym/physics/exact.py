@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.elliptic import ellipfe_reduced_mc, ellipj_reduced_mc, sech
-from rigidrot_gym.physics.inertia import validate_moments
+from rigidrot_gym.physics.inertia import principal_frame, validate_moments
 from rigidrot_gym.physics.jit import jitable, select
 from rigidrot_gym.physics.quaternion import qconj, qexp, qmul, qnormalize, qrotate
 
@@ -397,7 +398,12 @@ def torque_free(q0, omega0, inertia, t, *, check_triangle: bool = True) -> tuple
     Args:
         q0 ((..., 4) array): unit initial attitudes, scalar-first, body to world.
         omega0 ((..., 3) array): initial body rates (rad/s).
-        inertia ((..., 3) array): principal moments of the body axes, in any order.
+        inertia ((..., 3) or (..., 3, 3) array): principal moments of the body axes, in
+            any order, or body-frame tensors (read as
+            :func:`~rigidrot_gym.physics.inertia.principal_frame` reads them, as
+            ``propagate`` does: an array whose last two axes are 3 × 3 is a tensor; three
+            bodies' moments are (3, 1, 3)). A tensor's motion is solved in its principal
+            axes and returned in the body frame given.
         t (scalar or (T,) array): times after the initial state (negative allowed).
         check_triangle: reject moments violating I1 + I2 ≥ I3 (no rigid body has them;
             pass False for seed 003's I = (2, 2, 8) as a bare ODE).
@@ -412,10 +418,16 @@ def torque_free(q0, omega0, inertia, t, *, check_triangle: bool = True) -> tuple
     """
     q0 = validation.unit_quaternions(q0, "q0")
     omega0 = validation.vectors(omega0, "omega0", 3)
-    inertia = validate_moments(inertia, "inertia", triangle=check_triangle)
-    (q, w, moments), times = _broadcast(_times(t), q0, omega0, inertia)
+    check_triangle = validation.boolean(check_triangle, "check_triangle")
+    moments, principal, _ = principal_frame(inertia, triangle=check_triangle)
+    if principal is not None:  # q_p = q ⊗ B and ω_p = B* ω B in principal axes
+        q0, omega0 = quat.multiply(q0, principal), quat.rotate_inverse(principal, omega0)
+    (q, w, moments), times = _broadcast(_times(t), q0, omega0, moments)
     q_t, w_t = free_rotation(q, w, moments, times)
-    return _stack(q_t), _stack(w_t)
+    q_t, w_t = _stack(q_t), _stack(w_t)
+    if principal is None:
+        return q_t, w_t
+    return quat.multiply(q_t, quat.conjugate(principal)), quat.rotate(principal, w_t)
 
 
 def symmetric_top(

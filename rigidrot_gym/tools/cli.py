@@ -7,11 +7,13 @@ that write files write them into ``outputs/<tool>/`` unless ``--out`` names anot
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from gymnasium.error import DependencyNotInstalled
 
 
 def _demo(args: argparse.Namespace) -> None:
@@ -38,15 +40,14 @@ def _simulate(args: argparse.Namespace) -> None:
         substeps=args.substeps,
         torque_frame=args.torque_frame,
     )
-    energy, momentum = traj.kinetic_energy, traj.angular_momentum
     print(f"method {traj.method}: {args.steps} steps of {args.dt} s", end=", ")
     print(f"{traj.torque_evaluations} torque evaluations")
     print(f"final q     = {np.array2string(traj.q[-1], precision=12)}")
     print(f"final omega = {np.array2string(traj.omega[-1], precision=12)} rad/s")
     print(f"euler 3-2-1 = {np.array2string(np.degrees(quat.to_euler321(traj.q[-1])), precision=6)} deg")
-    print(f"energy drift  = {abs(energy[-1] - energy[0]) / energy[0]:.3e} (relative)")
-    drift = np.linalg.norm(momentum[-1] - momentum[0]) / np.linalg.norm(momentum[0])
-    print(f"|L| drift     = {drift:.3e} (relative)")
+    # The library's drifts (Trajectory): the largest change over the run, relative.
+    print(f"energy drift  = {traj.relative_energy_drift:.3e} (relative, max over the run)")
+    print(f"|L| drift     = {traj.relative_momentum_drift:.3e} (relative, max over the run)")
     print(f"max ||q| - 1| = {np.max(np.abs(traj.norm_error)):.3e}")
     if args.out:
         header = "t,qw,qx,qy,qz,wx,wy,wz"
@@ -334,11 +335,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rigidrot`` console script."""
     args = build_parser().parse_args(argv)
     try:
+        _check_outputs(args)
         args.run(args)
-    except ValueError as err:
+    except (ValueError, RuntimeError, DependencyNotInstalled) as err:
+        # One line, never a traceback: a bad argument, an output path that cannot be
+        # written, a cluster that does not start, a missing extra.
         print(f"rigidrot: error: {err}", file=sys.stderr)
         return 2
     return 0
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Check the output paths before any work: an ``--out`` folder must be a folder or
+    creatable, ``simulate --out`` a file in an existing folder.
+
+    Raises:
+        ValueError: naming the option, the path and what is expected.
+    """
+    out = getattr(args, "out", None)
+    if out is None:
+        return
+    out = Path(out)
+    if args.run is _simulate:
+        if out.is_dir():
+            raise ValueError(f"--out {out} is a folder; expected a CSV file name (its folder must exist)")
+        if not out.parent.is_dir():
+            raise ValueError(f"--out {out}: its folder {out.parent} does not exist; create it first")
+        return
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file; expected a folder (created if missing)")
+    existing = next(p for p in (out, *out.parents) if p.exists())
+    if not existing.is_dir():
+        raise ValueError(f"--out {out}: {existing} is a file, so the folder cannot be created")
+    if not os.access(existing, os.W_OK):
+        raise ValueError(f"--out {out}: {existing} is not writable")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ import numpy as np
 from rigidrot_gym.physics import integrators
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.exact import torque_free
+from rigidrot_gym.physics.inertia import principal_frame
 from rigidrot_gym.physics.integrators import ConvergenceError
 from rigidrot_gym.physics.propagate import propagate
 from rigidrot_gym.tools.report import markdown_table, write_results
@@ -133,13 +134,16 @@ def exact_flip_period(inertia, omega0) -> float:
     Landau & Lifshitz, Mechanics §37: with I1 < I2 < I3, energy E and |L| = M, ω2 ∝ sn(λt)
     of modulus k, λ² = (I3 − I2)(M² − 2EI1)/(I1 I2 I3) and
     k² = (I2 − I1)(2EI3 − M²)/((I3 − I2)(M² − 2EI1)) when M² > 2EI2 (I1 and I3 swap roles
-    otherwise); sn changes sign every 2K(k).
+    otherwise); sn changes sign every 2K(k). ``inertia``: principal moments (3,) or a body
+    tensor (3, 3), ``omega0`` (3,) in the same body frame.
     """
     from scipy.special import ellipk
 
-    order = np.argsort(inertia)
-    i1, i2, i3 = np.asarray(inertia, float)[order]
-    w = np.asarray(omega0, float)[order]
+    moments, principal, _ = principal_frame(inertia)
+    w = np.asarray(omega0, float) if principal is None else quat.rotate_inverse(principal, omega0)
+    order = np.argsort(moments)
+    i1, i2, i3 = moments[order]
+    w = w[order]
     energy = 0.5 * float(np.sum(np.array([i1, i2, i3]) * w**2))
     m2 = float(np.sum((np.array([i1, i2, i3]) * w) ** 2))
     if m2 < 2 * energy * i2:
@@ -351,15 +355,17 @@ def cheaper_by(points: list[Point], problem: str, engine_method: str, ours, targ
 
 @dataclass(frozen=True)
 class Drift:
-    """One method over the long horizon: energy and |L| drift, where it stopped."""
+    """One method over the long horizon: the relative changes of energy and |L| at the end
+    (signed), the energy drift (as :attr:`~rigidrot_gym.physics.trajectory.Trajectory.relative_energy_drift`:
+    the largest relative change over the run), where it stopped."""
 
     method: str
     engine: str
     dt: float
     steps: int
-    energy_drift: float  # relative, at the end
-    max_energy_drift: float
-    momentum_drift: float  # relative |L| change, at the end
+    energy_change: float  # E/E0 − 1 at the end
+    energy_drift: float  # max |E/E0 − 1| over the run
+    momentum_change: float  # |L|/|L0| − 1 at the end
     stopped_at: float  # s; NaN when the run finished
     note: str = ""
 
@@ -395,9 +401,9 @@ def long_horizon(methods, steps: int = LONG_STEPS, dt: float = LONG_DT, chunk: i
                 integrators.get(method).engine,
                 dt,
                 done,
-                energy_drift=float(energy_a[-1]),
-                max_energy_drift=float(np.max(np.abs(energy_a))),
-                momentum_drift=float(momentum[-1]),
+                energy_change=float(energy_a[-1]),
+                energy_drift=float(np.max(np.abs(energy_a))),
+                momentum_change=float(momentum[-1]),
                 stopped_at=stopped,
                 note=note,
             )
@@ -571,13 +577,13 @@ def ratio_table(points: list[Point], problems, engines, ours) -> str:
 
 
 def drift_table(rows: list[Drift]) -> str:
-    header = ["method", "energy drift at the end", "largest energy drift", "|L| drift at the end", "ran to"]
+    header = ["method", "energy change at the end", "energy drift (max)", "|L| change at the end", "ran to"]
     cells = [
         [
             _label(r.method),
+            _g(r.energy_change),
             _g(r.energy_drift),
-            _g(r.max_energy_drift),
-            _g(r.momentum_drift),
+            _g(r.momentum_change),
             f"{r.steps * r.dt:g} s" + ("" if not r.note else " (blew up)"),
         ]
         for r in rows

@@ -340,13 +340,12 @@ def measure_drift(method: str, steps: int = DRIFT_STEPS, dt: float = DRIFT_DT) -
     except Exception as err:  # as in measure_method
         nan = float("nan")
         return Drift(method, steps, dt, nan, nan, nan, f"{type(err).__name__}: {err}")
-    energy, momentum = traj.kinetic_energy, traj.angular_momentum
     return Drift(
         method=method,
         steps=steps,
         dt=dt,
-        energy=float(np.max(np.abs(energy - energy[0])) / energy[0]),
-        momentum=float(np.max(np.linalg.norm(momentum - momentum[0], axis=-1)) / np.linalg.norm(momentum[0])),
+        energy=float(traj.relative_energy_drift),
+        momentum=float(traj.relative_momentum_drift),
         norm=float(np.max(np.abs(traj.norm_error))),
     )
 
