@@ -84,28 +84,117 @@ def test_stored_blocks_read_back_bit_for_bit_and_resume_skips_them(tmp_path):
         assert (stored.trace is None) == (blocks[task.key].trace is None)
     summaries, traces = control.gather(tasks, blocks)
 
-    # Remove one shard and change a number in another: a resumed run computes only the
-    # first again and takes the second as stored.
-    (tmp_path / f"{tasks[0].key}.csv").unlink()
-    (tmp_path / f"{tasks[0].key}.npz").unlink()
-    edited = tmp_path / f"{tasks[1].key}.csv"
-    lines = edited.read_text().splitlines()
-    cells = lines[1].split(",")
-    cells[-1] = "123.5"  # duration of the first episode
-    edited.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+    # Remove one shard's manifest: a resumed run computes that task only, the others as stored.
+    (tmp_path / f"{tasks[0].key}.json").unlink()
     maker.calls = 0
     resumed = campaign.run(tasks, {"rate_damping": maker}, tmp_path, resume=True, progress=False)
     assert maker.calls == 1
-    assert resumed[tasks[1].key].episodes[0].duration == 123.5
     again, again_traces = control.gather(tasks, resumed)
-    assert _bits(again[1:]) == _bits(summaries[1:]) and _same_traces(again_traces, traces)
-
-    # A shard whose seeds are not its task's is refused, not silently used.
-    (tmp_path / f"{tasks[2].key}.csv").write_text(edited.read_text())
-    with pytest.raises(ValueError, match="holds seeds"):
-        campaign.load_block(tmp_path, tasks[2])
+    assert _bits(again) == _bits(summaries) and _same_traces(again_traces, traces)
     with pytest.raises(ValueError, match="without a maker"):
         campaign.run(tasks, {}, tmp_path)
+
+
+def _damage_csv_number(path: Path) -> None:
+    lines = path.read_text().splitlines()
+    cells = lines[1].split(",")
+    cells[-1] = "123.5"  # the first episode's duration
+    path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+
+
+DAMAGES = {
+    "a number edited": lambda folder, key: _damage_csv_number(folder / f"{key}.csv"),
+    "the CSV cut short": lambda folder, key: _truncate(folder / f"{key}.csv"),
+    "the CSV emptied": lambda folder, key: (folder / f"{key}.csv").write_bytes(b""),
+    "the trace cut short": lambda folder, key: _truncate(folder / f"{key}.npz"),
+    "the trace gone": lambda folder, key: (folder / f"{key}.npz").unlink(),
+    "the manifest not JSON": lambda folder, key: (folder / f"{key}.json").write_text("{"),
+    "the manifest a list": lambda folder, key: (folder / f"{key}.json").write_text("[1, 2]"),
+    "the manifest of other seeds": lambda folder, key: (folder / f"{key}.json").write_text(
+        (folder / f"{key}.json").read_text().replace("[\n  0,", "[\n  100,")
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_shard_is_named_in_a_warning_and_run_again(tmp_path, damage):
+    """Every kind of damage: a warning that names the file, the task run again, and the
+    tables bit for bit a fresh run's; never a traceback."""
+    maker = _Counting(policies.ControllerMaker("rate_damping"))
+    tasks = _campaign({"rate_damping": maker}, scenarios=["RigidRot/Reorient-v0"], integrators=[])
+    fresh = control.gather(tasks, campaign.run(tasks, {"rate_damping": maker}, tmp_path, progress=False))
+    first = next(t for t in tasks if t.trace)  # a shard with all three files
+    DAMAGES[damage](tmp_path, first.key)
+    maker.calls = 0
+    with pytest.warns(campaign.DamagedShardWarning, match=rf"damaged shard.*{first.key}") as caught:
+        resumed = campaign.run(tasks, {"rate_damping": maker}, tmp_path, resume=True, progress=False)
+    assert maker.calls == 1 and len(caught) == 1
+    again = control.gather(tasks, resumed)
+    assert _bits(again[0]) == _bits(fresh[0]) and _same_traces(again[1], fresh[1])
+    assert campaign.load_block(tmp_path, first) is not None  # the shard is whole again
+
+
+def test_a_shard_is_reused_only_for_the_same_numbers(tmp_path, monkeypatch):
+    """The key holds what decides a block's numbers: the scenario's content (not its id or
+    file), the policy, the integrator, the scale, the seeds and the package version."""
+    import rigidrot_gym
+    from rigidrot_gym.attitude.scenario import find
+
+    reorient = find("RigidRot/Reorient-v0")
+    text = Path(reorient.source).read_text()
+    (tmp_path / "a.toml").write_text(text)
+    (tmp_path / "b.toml").write_text(text)  # the same content under another name
+    (tmp_path / "edited.toml").write_text(text.replace("pointing_deg = 2.0", "pointing_deg = 3.0"))
+
+    def key(scenario=reorient, integrator="semi_implicit", seeds=2, policy="pd"):
+        chosen = policies.resolve([policy])
+        (task,) = control.plan(chosen, [scenario], [integrator], range(seeds), [1.0], 10)[-1:]
+        return task.key
+
+    base = key()
+    assert key(tmp_path / "a.toml") == key(tmp_path / "b.toml") == base
+    others = [
+        key(tmp_path / "edited.toml"),  # same id, other tolerance
+        key(integrator="nielsen_krenk"),
+        key(seeds=3),
+        key(policy="lqr"),
+    ]
+    monkeypatch.setattr(rigidrot_gym, "__version__", "9.9.9")
+    others.append(key())
+    assert base not in others and len(set(others)) == len(others)
+
+
+def test_bench_control_runs_a_scenario_file(tmp_path, monkeypatch, capsys):
+    """A scenario file works wherever an id does: planned, run, resumed, tabled by its id."""
+    from rigidrot_gym.attitude.scenario import find
+
+    text = Path(find("RigidRot/Reorient-v0").source).read_text()
+    path = tmp_path / "mine.toml"
+    path.write_text(text.replace('id = "RigidRot/Reorient-v0"', 'id = "Mine/Reorient-v9"'))
+    argv = ["bench", "control", "--policies", "pd", "--scenarios", str(path), "--integrators", "rk4"]
+    argv += ["--inertia-scales", "1", "--seeds", "2", "--no-progress", "--out", str(tmp_path / "out")]
+    assert main(argv) == 0
+    assert main([*argv, "--resume"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| pd")]
+    assert len(rows) == 2 and all("Mine/Reorient-v9" in row for row in rows)
+
+
+def test_a_local_ray_instance_listens_on_the_loopback_address_only():
+    """In a fresh process without the tests' settings: Ray, left to itself, binds to the
+    machine's outward address."""
+    pytest.importorskip("ray")
+    code = (
+        "from rigidrot_gym.tools.bench import campaign\ncampaign.connect(None)\nimport ray\n"
+        "print(sorted({node['NodeManagerAddress'] for node in ray.nodes()}))\nray.shutdown()"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "['127.0.0.1']"
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,8 @@ from reference import angle, solve
 from scipy.spatial.transform import Rotation
 
 import rigidrot_gym
+from rigidrot_gym.attitude.env import AttitudeEnv
+from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 from rigidrot_gym.attitude.scenario import ScenarioError, find, load
 from rigidrot_gym.physics import integrators
 
@@ -152,9 +154,12 @@ def test_observation_entries_match_their_definition():
         assert info["rate"] == pytest.approx(np.linalg.norm(w))
 
 
-def test_reward_follows_the_documented_formula_and_bounds():
-    env = gym.make("RigidRot/Reorient-v0")
-    s = env.unwrapped.scenario
+@pytest.mark.parametrize("wheels", [None, "pyramid"])
+def test_reward_follows_the_documented_formula_and_bounds(wheels):
+    """r = −(w_θ θ/π + w_ω min(|ω|/ω_max, 1) + w_u |a|²/n) + w_s inside, n = 3 torques or
+    4 wheels."""
+    env = gym.make("RigidRot/Reorient-v0", **({"wheel_layout": wheels} if wheels else {}))
+    s, n = env.unwrapped.scenario, env.action_space.shape[0]
     low, high = env.unwrapped.reward_range
     assert (low, high) == (
         -(s.reward_angle + s.reward_rate + s.reward_torque + s.reward_unsafe),
@@ -163,16 +168,16 @@ def test_reward_follows_the_documented_formula_and_bounds():
     env.reset(seed=4)
     rng = np.random.default_rng(4)
     for _ in range(50):
-        a = rng.uniform(-2, 2, 3).astype(np.float32)
+        a = rng.uniform(-2, 2, n).astype(np.float32)
         _, reward, _, _, info = env.step(a)
         clipped = np.clip(a, -1, 1)
         expected = (
             -(
                 s.reward_angle * np.radians(info["pointing_error_deg"]) / np.pi
                 + s.reward_rate * min(info["rate"] / s.max_rate, 1.0)
-                + s.reward_torque * np.sum(clipped.astype(float) ** 2) / 3
+                + s.reward_torque * np.sum(clipped.astype(float) ** 2) / n
             )
-            + s.reward_success * info["is_success"]
+            + s.reward_success * info["in_tolerance"]
         )
         assert reward == pytest.approx(expected, abs=1e-12)
         assert low <= reward <= high
@@ -192,12 +197,14 @@ def test_success_hold_terminates_and_unsafe_rate_terminates():
     env = gym.make("RigidRot/Reorient-v0")
     target = np.array([0.0, 1.0, 0.0, 0.0])
     _, info = env.reset(seed=0, options={"attitude": target, "target": target, "rate": [0.0, 0.0, 0.0]})
-    assert info["is_success"] and info["pointing_error_deg"] < 1e-9
+    # Inside the tolerance from the start, but the task's success is the hold: only on
+    # the step that completes it, which ends the episode.
+    assert info["in_tolerance"] and not info["is_success"] and info["pointing_error_deg"] < 1e-9
     hold = env.unwrapped.scenario.success_hold_steps
     for k in range(1, hold + 1):
         _, reward, terminated, truncated, info = env.step(np.zeros(3, dtype=np.float32))
-        assert info["is_success"] and reward > 0.9
-        assert terminated == (k == hold) and not truncated
+        assert info["in_tolerance"] and reward > 0.9
+        assert info["is_success"] == terminated == (k == hold) and not truncated
     limit = env.unwrapped.scenario.max_rate
     env.reset(seed=0, options={"rate": [0.0, 0.0, 0.98 * limit]})
     terminated = False
@@ -213,6 +220,66 @@ def test_truncation_after_max_episode_steps():
     env.reset(seed=0)
     flags = [env.step(np.zeros(3, dtype=np.float32))[3] for _ in range(7)]
     assert flags == [False] * 6 + [True]
+
+
+# A body that turns unsafe on the 3rd step under full x torque: it starts at rest, and
+# 0.01 N·m on 0.08 kg·m² for 0.6 s spins it past 0.06 rad/s (0.075 rad/s).
+UNSAFE_AT_3 = {"max_rate": 0.06, "start_rate": [0.0, 0.0, 0.0], "start_rate_spread": 0.0}
+FULL_X = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+
+
+def test_a_termination_on_the_limit_step_is_truncated_too_in_every_env_class():
+    """Gymnasium's rule (its ``TimeLimit``): the step that reaches the limit is truncated,
+    whether or not it also terminates; the scenario's own limit follows it."""
+    flags = {}
+    wrapped = gym.make("RigidRot/Reorient-v0", max_episode_steps=3, **UNSAFE_AT_3)  # TimeLimit
+    own = AttitudeEnv("RigidRot/Reorient-v0", max_episode_steps=3, **UNSAFE_AT_3)  # the scenario's
+    for name, env in (("TimeLimit", wrapped), ("scenario", own)):
+        env.reset(seed=0)
+        flags[name] = [env.step(FULL_X)[2:4] for _ in range(3)]
+    sync = gym.vector.SyncVectorEnv(
+        [lambda: gym.make("RigidRot/Reorient-v0", max_episode_steps=3, **UNSAFE_AT_3)] * 2
+    )
+    native = gym.make_vec("RigidRot/Reorient-v0", num_envs=2, max_episode_steps=3, **UNSAFE_AT_3)
+    for name, env in (("SyncVectorEnv", sync), ("native", native)):
+        env.reset(seed=0)
+        steps = [env.step(np.tile(FULL_X, (2, 1)))[2:4] for _ in range(3)]
+        flags[name] = [(bool(te[0]), bool(tr[0])) for te, tr in steps]
+    expected = [(False, False), (False, False), (True, True)]
+    assert flags == dict.fromkeys(flags, expected)
+    # stable-baselines3's convention: done, and not a time-out (DummyVecEnv's rule)
+    adapter = AttitudeSB3VecEnv(2, "RigidRot/Reorient-v0", max_episode_steps=3, **UNSAFE_AT_3)
+    adapter.reset()
+    for _ in range(3):
+        _, _, dones, infos = adapter.step(np.tile(FULL_X, (2, 1)))
+    assert dones.all() and not any(info["TimeLimit.truncated"] for info in infos)
+
+
+@pytest.mark.parametrize("limit", [3, 4, 5])
+def test_vector_rows_equal_single_envs_through_terminations_on_the_limit_step(limit):
+    """Rows that terminate on the limit step, before it, after it or not at all, then
+    autoreset: full x torque is unsafe on step 3, half of it on step 5."""
+    n = 3
+    vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=n, max_episode_steps=limit, **UNSAFE_AT_3)
+    singles = [AttitudeEnv("RigidRot/Reorient-v0", max_episode_steps=limit, **UNSAFE_AT_3) for _ in range(n)]
+    actions = np.array([FULL_X, 0.5 * FULL_X, 0.0 * FULL_X])
+    vec.reset(seed=5)
+    for i, env in enumerate(singles):
+        env.reset(seed=5 + i)
+    pending, seen = [False] * n, set()
+    for _ in range(2 * limit + 2):
+        obs, reward, terminated, truncated, _ = vec.step(actions)
+        for i, env in enumerate(singles):
+            if pending[i]:
+                o, _ = env.reset()
+                r, te, tr = 0.0, False, False
+            else:
+                o, r, te, tr, _ = env.step(actions[i])
+            pending[i] = te or tr
+            seen.add((te, tr))
+            np.testing.assert_array_equal(obs[i], o)
+            assert (reward[i], terminated[i], truncated[i]) == (r, te, tr)
+    assert (True, limit in (3, 5)) in seen and (False, True) in seen
 
 
 def test_overrides_reach_the_dynamics():
@@ -267,6 +334,11 @@ def test_unknown_override_and_bad_values():
         gym.make("RigidRot/Reorient-v0", max_torque=[1.0, 0.0, 1.0])
     with pytest.raises(ValueError, match=r"override inertia.*triangle inequality"):
         gym.make("RigidRot/Reorient-v0", inertia=[1.0, 1.0, 3.0])
+    # Valid alone, in conflict with the file's other fields: the override is named first.
+    with pytest.raises(
+        ValueError, match=r"^override\(s\) max_rate=1.05 of .*detumble.toml: start rates up to"
+    ):
+        gym.make("RigidRot/Detumble-v0", max_rate=1.05)
 
 
 def test_bad_reset_options():

@@ -71,6 +71,8 @@ from rigidrot_gym.attitude.starts import (
     variate_count,
 )
 from rigidrot_gym.attitude.task import (
+    IN_TOLERANCE,
+    OUTPUTS,
     POINTING_DEG,
     RATE,
     REWARD,
@@ -89,8 +91,15 @@ from rigidrot_gym.physics.integrators.base import STATE_SIZE
 MAX_BODIES = 2**31 - 1  # bodies in one batch (each holds ~1 kB of state and scratch)
 
 
-def _info(pointing_error_deg, rate, success, wheels: tuple[np.ndarray, Any] | None = None) -> dict[str, Any]:
-    info = {"pointing_error_deg": float(pointing_error_deg), "rate": float(rate), "is_success": bool(success)}
+def _info(
+    pointing_error_deg, rate, success, inside, wheels: tuple[np.ndarray, Any] | None = None
+) -> dict[str, Any]:
+    info = {
+        "pointing_error_deg": float(pointing_error_deg),
+        "rate": float(rate),
+        "is_success": bool(success),
+        "in_tolerance": bool(inside),
+    }
     if wheels is not None:
         info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
     return info
@@ -111,6 +120,10 @@ class StepResult:
     """One batched step: arrays over the bodies, safe to keep (the batch never writes
     them again).
 
+    ``is_success``: the task's success, the tolerance held for ``success_hold_steps``
+    consecutive steps (at least one) up to this step, which ends the episode when
+    ``success_hold_steps`` > 0; ``in_tolerance``: within both tolerances at this step.
+
     ``wheel_momentum`` (N, n) N·m·s and ``wheel_saturated`` (N,) are empty (n = 0) and
     false without reaction wheels.
     """
@@ -122,19 +135,26 @@ class StepResult:
     pointing_error_deg: np.ndarray
     rate: np.ndarray
     is_success: np.ndarray
+    in_tolerance: np.ndarray
     wheel_momentum: np.ndarray
     wheel_saturated: np.ndarray
 
     def info(self, i: int) -> dict[str, Any]:
         """Env i's ``info`` dict (wheel entries only with wheels)."""
         wheels = (self.wheel_momentum[i], self.wheel_saturated[i]) if self.wheel_momentum.shape[1] else None
-        return _info(self.pointing_error_deg[i], self.rate[i], self.is_success[i], wheels)
+        return _info(
+            self.pointing_error_deg[i], self.rate[i], self.is_success[i], self.in_tolerance[i], wheels
+        )
 
     def infos(self) -> list[dict[str, Any]]:
         """Every env's ``info`` dict (as :meth:`info`), from each array's values as a list at
         once (a numpy scalar read per env costs more than the dict)."""
         columns = zip(
-            self.pointing_error_deg.tolist(), self.rate.tolist(), self.is_success.tolist(), strict=True
+            self.pointing_error_deg.tolist(),
+            self.rate.tolist(),
+            self.is_success.tolist(),
+            self.in_tolerance.tolist(),
+            strict=True,
         )
         if not self.wheel_momentum.shape[1]:
             return [_info(*values) for values in columns]
@@ -147,6 +167,7 @@ class StepResult:
             "pointing_error_deg": self.pointing_error_deg,
             "rate": self.rate,
             "is_success": self.is_success,
+            "in_tolerance": self.in_tolerance,
         }
         if self.wheel_momentum.shape[1]:
             arrays["wheel_momentum"] = self.wheel_momentum
@@ -208,7 +229,7 @@ class AttitudeBatch:
         self._rngs: tuple[np.random.Generator, ...] = ()  # none yet: the env sets them at reset
         self._sources = sources(self._rngs)
         self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
-        self._out = np.zeros((TRUNCATED + 1, n))
+        self._out = np.zeros((OUTPUTS, n))
         self._handed_out = False  # obs and _out given away by result(), not to be written
         self.wheel_momentum = np.zeros((n, m if scenario.wheels else 0))
         self.wheel_saturated = np.zeros(n, dtype=bool)
@@ -242,7 +263,7 @@ class AttitudeBatch:
 
     @property
     def out(self) -> np.ndarray:
-        """(N, 6) per-body outputs of the last step or reset, columns ``REWARD`` … (a view)."""
+        """(N, OUTPUTS) per-body outputs of the last step or reset, columns ``REWARD`` … (a view)."""
         return self._out.T
 
     @property
@@ -346,7 +367,10 @@ class AttitudeBatch:
         g, u = realism_variates(variates)
         moments, principal = self._nominal
         if s.randomize_inertia:
-            self.moments[rows] = randomization.scaled_moments(moments, s.randomize_inertia, u[:, INERTIA])
+            rngs = [self._rngs[i] for i in rows.tolist()]
+            self.moments[rows] = randomization.scaled_moments(
+                moments, s.randomize_inertia, u[:, INERTIA], rngs
+            )
         if s.randomize_inertia_rotation_deg:
             turn = np.radians(s.randomize_inertia_rotation_deg)
             self.principal[rows] = randomization.turned_axes(
@@ -393,7 +417,7 @@ class AttitudeBatch:
         :func:`~rigidrot_gym.attitude.arguments.actions`; clipped to [-1, 1]) for one control
         period to the bodies not ``waiting`` ((N,) bool, default none; the others are not
         integrated and their actions not used); their results land in :attr:`obs`
-        (N, 7 + wheels) and :attr:`out` (N, 6, columns ``REWARD`` ...). With ``restart``
+        (N, 7 + wheels) and :attr:`out` (N, OUTPUTS, columns ``REWARD`` ...). With ``restart``
         the waiting bodies then start new episodes, as :meth:`restart` (the plain task
         does both in its one compiled call), with reward 0 and both flags false (a vector
         env's next-step autoreset). A step that raises changes nothing.
@@ -723,7 +747,7 @@ class AttitudeBatch:
         else copies."""
         out = self._out
         own = self._handed_out = self._fused is not None
-        flags = out[SUCCESS : TRUNCATED + 1] > 0.5  # adjacent rows: one pass
+        flags = out[SUCCESS:] > 0.5  # adjacent rows: one pass
         return StepResult(
             obs=self.obs if own else self.obs.copy(),
             reward=out[REWARD] if own else out[REWARD].copy(),
@@ -732,6 +756,7 @@ class AttitudeBatch:
             pointing_error_deg=out[POINTING_DEG] if own else out[POINTING_DEG].copy(),
             rate=out[RATE] if own else out[RATE].copy(),
             is_success=flags[0],
+            in_tolerance=flags[IN_TOLERANCE - SUCCESS],
             wheel_momentum=self.wheel_momentum.copy(),
             wheel_saturated=self.wheel_saturated.copy(),
         )
@@ -746,7 +771,7 @@ class AttitudeBatch:
         from ``outputs``, its row of :attr:`out` as a list, if the caller has it."""
         out = self.out[i].tolist() if outputs is None else outputs
         wheels = (self.wheel_momentum[i], self.wheel_saturated[i]) if self._wheels else None
-        return _info(out[POINTING_DEG], out[RATE], out[SUCCESS] > 0.5, wheels)
+        return _info(out[POINTING_DEG], out[RATE], out[SUCCESS] > 0.5, out[IN_TOLERANCE] > 0.5, wheels)
 
     def inertia(self) -> np.ndarray:
         """(N, 3, 3) body-frame inertia tensors J = B diag(m) Bᵀ of this episode's bodies

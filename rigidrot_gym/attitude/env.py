@@ -154,18 +154,23 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
 
     ## Rewards
 
-    r = −(w_θ θ/π + w_ω min(|ω|/ω_max, 1) + w_u |a|²/3) + w_s · success − w_x · unsafe
+    r = −(w_θ θ/π + w_ω min(|ω|/ω_max, 1) + w_u |a|²/n) + w_s · inside − w_x · unsafe
 
     with the weights ``reward_angle``, ``reward_rate``, ``reward_torque``,
     ``reward_success``, ``reward_unsafe`` of the scenario (defaults 1, 0.1, 0.01, 1, 10),
-    ``a`` the clipped action, success = (θ ≤ ``pointing_tolerance_deg`` and
-    |ω| ≤ ``rate_tolerance``), unsafe = |ω| > ``max_rate``. The reward lies in
-    [−(w_θ + w_ω + w_u + w_x), w_s].
+    ``a`` the clipped action and n its size (3 torques, or one per wheel), inside =
+    (θ ≤ ``pointing_tolerance_deg`` and |ω| ≤ ``rate_tolerance``) at this step, unsafe =
+    |ω| > ``max_rate``. The reward lies in [−(w_θ + w_ω + w_u + w_x), w_s].
 
-    ``info`` carries ``pointing_error_deg`` (θ in degrees), ``rate`` (|ω|, rad/s) and
-    ``is_success`` (the stable-baselines3 convention), all of the true state; with
-    wheels also ``wheel_momentum`` ((n,), N·m·s) and ``wheel_saturated`` (a wheel at its
-    momentum limit).
+    ``info`` carries ``pointing_error_deg`` (θ in degrees), ``rate`` (|ω|, rad/s),
+    ``in_tolerance`` (inside, at this step) and ``is_success``: the task's success, the
+    body inside the tolerance for ``success_hold_steps`` consecutive steps (at least one)
+    up to this step. With ``success_hold_steps`` > 0 that ends the episode, so
+    ``is_success`` on an episode's last step (where stable-baselines3's ``Monitor``,
+    ``EvalCallback`` and ``evaluate_policy`` read it) says whether the task was done: an
+    episode that runs to its time limit inside the tolerance, but not for long enough,
+    has not succeeded. All of the true state; with wheels also ``wheel_momentum`` ((n,),
+    N·m·s) and ``wheel_saturated`` (a wheel at its momentum limit).
 
     ## Starting State
 
@@ -176,8 +181,10 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     "target": q_t})`` fixes any of them. The wheels start at rest.
 
     Domain randomisation (off by default) re-draws the body at every reset: each
-    principal moment within ±``randomize_inertia`` (drawn back towards the nominal body
-    as far as the triangle inequality needs, so the tensor stays physical), the principal
+    principal moment uniform within ±``randomize_inertia`` of the nominal one, the three
+    conditioned on the triangle inequality I_a + I_b ≥ I_c (a draw that violates it is
+    drawn again, so the tensor stays physical and no body is pushed onto the boundary of a
+    flat plate), the principal
     axes turned by up to ``randomize_inertia_rotation_deg`` (products of inertia), each
     torque limit within ±``randomize_torque``, and the start ranges
     (``start_max_angle_deg``, ``start_rate_spread``) scaled within ±``randomize_start``.
@@ -202,11 +209,13 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ## Episode End
 
     * Termination: |ω| exceeds the scenario's ``max_rate`` (rad/s); or, if
-      ``success_hold_steps`` > 0, success held for that many consecutive steps; or, with
-      ``wheel_terminate_on_saturation``, a wheel reaches its momentum limit (rewarded as
-      unsafe, −w_x, once).
+      ``success_hold_steps`` > 0, success (the tolerance held for that many consecutive
+      steps); or, with ``wheel_terminate_on_saturation``, a wheel reaches its momentum
+      limit (rewarded as unsafe, −w_x, once).
     * Truncation: the scenario's ``max_episode_steps`` control steps, counted by the env
-      itself, so that whatever scenario it is given sets the limit
+      itself; as Gymnasium's ``TimeLimit`` does, a step that reaches the limit is
+      truncated even if it also terminates (both flags true). The env counts the steps so
+      that whatever scenario it is given sets the limit
       (``gym.make("RigidRot/Reorient-v0", scenario="RigidRot/Slew-v0")`` truncates at
       Slew's 240). ``gym.make(id, max_episode_steps=k)`` adds Gymnasium's ``TimeLimit``,
       which can only end episodes earlier; to lengthen them, override the scenario's

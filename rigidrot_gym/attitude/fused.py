@@ -194,11 +194,11 @@ def _commit(
         angle, rate = results[7, i], results[8, i]
         effort = (acts[0, i] ** 2 + acts[1, i] ** 2 + acts[2, i] ** 2) * inv_actions
         live = stepped & (not waiting[i])
-        reward, success, terminated, truncated, steps[i], hold[i] = score(
+        reward, inside, success, terminated, truncated, steps[i], hold[i] = score(
             angle, rate, effort, k, inv_max_rate, live, steps[i], hold[i], hold_steps, max_steps
         )
         reward = select(stepped & restart & waiting[i], 0.0, reward)
-        record(out, i, angle, rate, reward, success, terminated, truncated)
+        record(out, i, angle, rate, reward, inside, success, terminated, truncated)
     # ... and the observations, body by body (float32 rows of 7).
     for i in bodies(lo, hi):
         for c in range(7):
@@ -243,9 +243,10 @@ def _compile(step: Callable, parallel: bool) -> Callable:
         Arrays: ``action`` (N, 3) as given; ``max_torque`` (3, N) N·m; ``principal`` (4, N)
         principal frames B; ``target`` (4, N); ``moments`` (3, N); ``state`` (8, N) in principal
         axes; ``work`` (8, N) and ``params`` (SIZE, N) scratch; ``steps``, ``hold`` (N,) int64;
-        ``obs`` (N, 7) float32; ``out`` (6, N) (rows ``REWARD`` …); ``scratch`` (21, N): the integrator's
-        statistics (rows 0-1), the clipped actions (2-4), the observation, pointing error and
-        rate (5-13), the body-frame attitude and rates unless ``principal_axes`` (14-20).
+        ``obs`` (N, 7) float32; ``out`` (OUTPUTS, N) (rows ``REWARD`` …); ``scratch``
+        (21, N): the integrator's statistics (rows 0-1), the clipped actions (2-4), the
+        observation, pointing error and rate (5-13), the body-frame attitude and rates
+        unless ``principal_axes`` (14-20).
         ``principal_axes``: every B is the identity.
 
         τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B is held over the period; the method advances

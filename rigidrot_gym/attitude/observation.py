@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from rigidrot_gym.attitude.task import OBS_SIZE, REWARD, TERMINATED, TRUNCATED
+from rigidrot_gym.attitude.task import OBS_SIZE, REWARD, TERMINATED
 from rigidrot_gym.attitude.variates import SENSOR_PAIRS, STEP_PAIRS, counter_normals
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, select
@@ -86,7 +86,7 @@ def observe_actuators(rows, wheel_momenta, max_momentum, pending, end_on_saturat
     """Wheel momenta h_w / h_max (columns ``OBS_SIZE`` on) and the pending action (the
     last columns) of the bodies ``rows`` in their observations; with
     ``end_on_saturation`` (0, or the unsafe penalty), a saturated wheel ends the episode
-    as unsafe."""
+    as unsafe (terminated; a truncation on the same step stands)."""
     wheels, delayed = wheel_momenta.shape[1], pending.shape[1]
     first_pending = obs.shape[1] - delayed
     for i in rows:
@@ -96,7 +96,7 @@ def observe_actuators(rows, wheel_momenta, max_momentum, pending, end_on_saturat
             obs[i, first_pending + k] = pending[i, k]
         if end_on_saturation and saturated[i] and not out[i, TERMINATED]:
             out[i, REWARD] -= end_on_saturation
-            out[i, TERMINATED], out[i, TRUNCATED] = 1.0, 0.0
+            out[i, TERMINATED] = 1.0
 
 
 @jitable

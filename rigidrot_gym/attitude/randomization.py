@@ -12,6 +12,12 @@ import numpy as np
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.jit import jitable
 
+# Redraws of one body's moments before giving up. A draw is accepted with probability
+# about ½ or more (a nominal body on the boundary, a thin plate, accepts the half-space of
+# draws that keeps it physical; any other nominal body more): 200 rejections in a row
+# happen with probability below 10⁻⁶⁰.
+MAX_REDRAWS = 200
+
 
 @jitable
 def spread(nominal, fraction, u):
@@ -20,28 +26,38 @@ def spread(nominal, fraction, u):
     return nominal * (1.0 + fraction * (2.0 * u - 1.0))
 
 
-def scaled_moments(moments: np.ndarray, fraction: float, u: np.ndarray) -> np.ndarray:
-    """Principal moments (R, 3) within ±``fraction`` of ``moments`` (3,) by uniforms
-    ``u`` (R, 3), drawn back towards ``moments`` just as far as the triangle inequality
-    needs.
+def physical(moments: np.ndarray) -> np.ndarray:
+    """(...) whether principal moments (..., 3) satisfy I_a + I_b ≥ I_c for every c."""
+    total = moments[..., 0] + moments[..., 1] + moments[..., 2]
+    return np.all(total[..., None] - 2.0 * moments >= 0.0, axis=-1)
 
-    The moments m(s) = m ⊙ (1 + s δ), δ = fraction (2u − 1), make each deficit
-    g_c(s) = m_a(s) + m_b(s) − m_c(s) linear in s; s is the largest value in [0, 1] that
-    keeps all three g_c ≥ 0 (s = 0, the nominal body, satisfies them).
+
+def scaled_moments(
+    moments: np.ndarray, fraction: float, u: np.ndarray, rngs: list[np.random.Generator]
+) -> np.ndarray:
+    """Principal moments (R, 3), each uniform within ±``fraction`` of ``moments`` (3,),
+    conditioned on the triangle inequality: m ⊙ (1 + fraction (2u − 1)) from the uniforms
+    ``u`` (R, 3), and for a row whose body is not :func:`physical`, again from three new
+    uniforms of that row's generator ``rngs[r]``, until it is (rejection sampling). The law
+    is the uniform one on the box of ±``fraction`` restricted to physical bodies; no body
+    is pushed onto the boundary I_a + I_b = I_c (a flat plate), and a row whose first draw
+    is physical draws nothing more.
+
+    Raises:
+        RuntimeError: if a row draws :data:`MAX_REDRAWS` unphysical bodies in a row.
     """
     m = np.asarray(moments, dtype=np.float64)
-    delta = fraction * (2.0 * np.asarray(u) - 1.0)
-    # Written out rather than as products with a ±1 matrix: a matrix product's summation
-    # order depends on the batch size, and a vector env's rows must repeat single envs.
-    deficit = m.sum() - 2.0 * m  # g_c(0) ≥ 0 for a valid body
-    dm = delta * m
-    slope = dm.sum(axis=-1, keepdims=True) - 2.0 * dm  # dg_c/ds, (R, 3)
-    # Clamp at 0: a nominal body on the boundary (a thin plate) keeps the side it is on.
-    # A tiny fraction gives a tiny slope and an infinite limit: s = 1, as it should.
-    with np.errstate(over="ignore"):
-        limit = np.where(slope < 0.0, np.maximum(deficit, 0.0) / np.where(slope < 0.0, -slope, 1.0), np.inf)
-    s = np.minimum(1.0, limit.min(axis=-1, initial=np.inf))[:, None]
-    return m * (1.0 + s * delta)
+    scaled = spread(m, fraction, np.asarray(u))
+    for r in np.flatnonzero(~physical(scaled)).tolist():
+        for _ in range(MAX_REDRAWS):
+            scaled[r] = spread(m, fraction, rngs[r].random(3))
+            if physical(scaled[r]):
+                break
+        else:
+            raise RuntimeError(
+                f"no physical body in {MAX_REDRAWS} draws of moments within ±{fraction} of {m.tolist()}"
+            )
+    return scaled
 
 
 def turned_axes(

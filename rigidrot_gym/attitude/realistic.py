@@ -96,7 +96,7 @@ def evaluate(
     pending action end the observation, and a saturated wheel ends the episode if
     ``end_on_saturation`` (:func:`~rigidrot_gym.attitude.observation.observe_actuators`).
     ``state``, ``principal``, ``target`` and ``out`` are component-major ((8, N), (4, N),
-    (4, N), (6, N)), as the batch stores them: their transposes here are one compiled type
+    (4, N), (OUTPUTS, N)), as the batch stores them: their transposes here are one compiled type
     whatever N, where views made in Python would be C-contiguous for N = 1 and compile twice."""
     state, principal, target = state.T, principal.T, target.T
     if noisy:

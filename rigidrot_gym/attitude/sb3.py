@@ -101,8 +101,10 @@ class AttitudeSB3VecEnv(VecEnv):
         result = self.batch.result()
         dones = result.terminated | result.truncated
         infos = result.infos()
-        for info, truncated in zip(infos, result.truncated.tolist(), strict=True):
-            info["TimeLimit.truncated"] = truncated  # never set when terminated
+        for info, terminated, truncated in zip(
+            infos, result.terminated.tolist(), result.truncated.tolist(), strict=True
+        ):
+            info["TimeLimit.truncated"] = truncated and not terminated  # as DummyVecEnv
         rows = np.flatnonzero(dones)
         obs = result.obs
         if rows.size:

@@ -71,7 +71,7 @@ Realism options, all off by default:
     rate_bias = 0.0          # std of a per-episode constant bias on them, rad/s
 
     [randomization]          # re-drawn at every reset
-    inertia = 0.0            # each principal moment × (1 ± this), within the triangle inequality
+    inertia = 0.0            # each principal moment × (1 ± this), uniform, redrawn until physical
     inertia_rotation_deg = 0.0  # principal axes turned by up to this: products of inertia
     torque = 0.0             # each torque limit × (1 ± this)
     start = 0.0              # start rate spread and start angle × (1 ± this)
@@ -87,6 +87,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import inspect
 import numbers
 import os
@@ -204,6 +205,14 @@ class Scenario:
         noise or domain randomisation."""
         return self.wheels or any(getattr(self, name) for name in _REALISM_SWITCHES)
 
+    def digest(self) -> str:
+        """A SHA-256 of every field that decides the task's numbers (all but ``source``,
+        where it was read from), floats exactly: two scenarios with the same digest run
+        the same episodes, whatever their files or ids say."""
+        values = {name: getattr(self, name) for name in ("inertia", *FIELDS)}
+        text = repr({k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in values.items()})
+        return hashlib.sha256(text.encode()).hexdigest()
+
     def with_overrides(self, **overrides) -> Scenario:
         """A copy with fields replaced by keyword (flat names of :data:`FIELDS`)."""
         unknown = sorted(set(overrides) - set(FIELDS) - {"inertia"})
@@ -215,7 +224,14 @@ class Scenario:
         for name, value in overrides.items():
             where = f"{self.source}: override {name}"
             values[name] = _inertia_of(value, where) if name == "inertia" else FIELDS[name][1](value, where)
-        return dataclasses.replace(self, **values)
+        try:
+            return dataclasses.replace(self, **values)
+        except ScenarioError as err:
+            # Fields valid one by one that conflict with the others: the overrides did it,
+            # not the file they were applied to.
+            shown = ", ".join(f"{name}={value!r}" for name, value in overrides.items())
+            reason = str(err).removeprefix(f"{self.source}: ")
+            raise ScenarioError(f"override(s) {shown} of {self.source}: {reason}") from None
 
 
 # --------------------------------------------------------------------------- converters

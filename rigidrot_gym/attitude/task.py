@@ -24,8 +24,10 @@ CONSTANTS = (
 )
 
 
-# Columns of the per-body outputs.
-REWARD, POINTING_DEG, RATE, SUCCESS, TERMINATED, TRUNCATED = range(6)
+# Columns of the per-body outputs: SUCCESS is the task's success (the tolerance held for
+# ``success_hold_steps`` consecutive steps, at least one), IN_TOLERANCE the step's own.
+REWARD, POINTING_DEG, RATE, SUCCESS, TERMINATED, TRUNCATED, IN_TOLERANCE = range(7)
+OUTPUTS = 7
 
 
 def observation_size(scenario: Scenario) -> int:

@@ -3,9 +3,18 @@
 Each finished block is stored as it arrives, one shard per task in ``shard_dir``:
 ``<task key>.csv`` (one row per episode: the seed and the fields of
 :class:`~rigidrot_gym.tools.bench.control.Episode`; floats written with ``repr``, so they
-read back bit for bit) and, for a block with a trace, ``<task key>.npz``. The CSV is written
-last, under a temporary name then renamed (atomic on POSIX): a shard that exists is
-complete. With ``resume=True`` the tasks whose shard exists are not run again.
+read back bit for bit), for a block with a trace ``<task key>.npz``, and last
+``<task key>.json``, the shard's manifest: its seeds, its row count and the SHA-256 of
+each file. Every file is written under a temporary name then renamed (atomic on POSIX),
+the manifest last: a shard with a manifest is complete. The key
+(:attr:`~rigidrot_gym.tools.bench.control.Task.key`) holds the digest of everything that
+decides the block's numbers, so an edited scenario, another policy, integrator or
+package version never finds an old shard.
+
+With ``resume=True`` the tasks whose shard is complete and verified (the manifest read,
+each file's digest, the rows and the seeds the task's) are not run again; a shard that
+fails the check is run again, with a :class:`DamagedShardWarning` naming its file and
+what is wrong, never a traceback.
 
 On Ray (the ``[ray]`` extra) every task is a Ray task of one CPU by default; a task whose
 worker dies is run again (up to :data:`MAX_RETRIES` times) by Ray. Policy makers go to the
@@ -18,8 +27,13 @@ in which tasks finish changes nothing.
 from __future__ import annotations
 
 import csv
+import hashlib
+import io
+import json
 import math
 import os
+import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -34,48 +48,112 @@ MAX_RETRIES = 3
 EPISODE_FIELDS = tuple(f.name for f in fields(Episode))
 
 
+class DamagedShardWarning(UserWarning):
+    """A stored shard failed its check on resume; its task runs again."""
+
+
+class DamagedShard(ValueError):
+    """A stored shard that fails its check: the message names the file and the fault."""
+
+
+def _write(path: Path, data: bytes) -> str:
+    """``data`` into ``path`` atomically (a temporary file, then a rename); its SHA-256."""
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+    return hashlib.sha256(data).hexdigest()
+
+
 def save_block(folder: Path, block: Block) -> None:
-    """Write ``block`` as its shard in ``folder`` (created if missing)."""
+    """Write ``block`` as its shard in ``folder`` (created if missing): the CSV, the trace
+    if any, then the manifest that makes it complete."""
     folder.mkdir(parents=True, exist_ok=True)
     key = block.task.key
+    files = {}
     if block.trace is not None:
-        with open(folder / f"{key}.npz.tmp", "wb") as f:
-            np.savez(f, **block.trace)
-        os.replace(folder / f"{key}.npz.tmp", folder / f"{key}.npz")
-    with open(folder / f"{key}.csv.tmp", "w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(("seed", *EPISODE_FIELDS))
-        for seed, episode in zip(block.task.seeds, block.episodes, strict=True):
-            writer.writerow((seed, *(repr(getattr(episode, name)) for name in EPISODE_FIELDS)))
-    os.replace(folder / f"{key}.csv.tmp", folder / f"{key}.csv")
+        buffer = io.BytesIO()
+        np.savez(buffer, **block.trace)
+        files[f"{key}.npz"] = _write(folder / f"{key}.npz", buffer.getvalue())
+    text = io.StringIO(newline="")
+    writer = csv.writer(text)
+    writer.writerow(("seed", *EPISODE_FIELDS))
+    for seed, episode in zip(block.task.seeds, block.episodes, strict=True):
+        writer.writerow((seed, *(repr(getattr(episode, name)) for name in EPISODE_FIELDS)))
+    files[f"{key}.csv"] = _write(folder / f"{key}.csv", text.getvalue().encode())
+    manifest = {"key": key, "seeds": list(block.task.seeds), "rows": len(block.episodes), "sha256": files}
+    _write(folder / f"{key}.json", json.dumps(manifest, indent=1).encode())
 
 
 def load_block(folder: Path, task: Task) -> Block | None:
-    """The stored block of ``task``, or None if it has no complete shard.
+    """The stored block of ``task``, or None if it has no complete shard (no manifest).
 
     Raises:
-        ValueError: if the shard's seeds are not the task's (a file edited or mixed up).
+        DamagedShard: naming the file and the fault, for a shard whose manifest does not
+            read, whose files are missing or differ from their digests, or whose rows or
+            seeds are not the task's.
     """
-    path = folder / f"{task.key}.csv"
-    if not path.exists() or (task.trace and not (folder / f"{task.key}.npz").exists()):
+    manifest_path = folder / f"{task.key}.json"
+    if not manifest_path.exists():
         return None
-    with open(path, newline="") as f:
-        rows = list(csv.DictReader(f))
-    seeds = tuple(int(row["seed"]) for row in rows)
-    if seeds != task.seeds:
-        raise ValueError(f"shard {path} holds seeds {seeds[:3]}..., its task {task.seeds[:3]}...")
-    episodes = tuple(
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        digests, seeds, rows = manifest["sha256"], tuple(manifest["seeds"]), manifest["rows"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise DamagedShard(
+            f"{manifest_path}: the manifest does not read ({type(err).__name__}: {err})"
+        ) from None
+    if manifest.get("key") != task.key or seeds != task.seeds or rows != len(task.seeds):
+        raise DamagedShard(
+            f"{manifest_path}: the manifest is of another task (key {manifest.get('key')!r}, {rows} rows, "
+            f"seeds {_span(seeds)}; the task's: key {task.key!r}, {len(task.seeds)} rows, "
+            f"seeds {_span(task.seeds)})"
+        )
+    wanted = [f"{task.key}.csv"] + ([f"{task.key}.npz"] if task.trace else [])
+    data = {}
+    for name in wanted:
+        path = folder / name
+        if name not in digests or not path.exists():
+            raise DamagedShard(f"{path}: missing, though the manifest {manifest_path.name} lists its shard")
+        data[name] = path.read_bytes()
+        if hashlib.sha256(data[name]).hexdigest() != digests[name]:
+            raise DamagedShard(f"{path}: its content differs from the digest in {manifest_path.name}")
+    try:
+        episodes = _episodes(data[wanted[0]].decode(), task.seeds)
+        trace = None
+        if task.trace:
+            with np.load(io.BytesIO(data[wanted[1]])) as arrays:
+                trace = {name: arrays[name] for name in arrays.files}
+    except Exception as err:  # a file that matches its digest but does not parse: written wrong
+        raise DamagedShard(f"{folder / wanted[0]}: does not read ({type(err).__name__}: {err})") from None
+    return Block(task, episodes, trace)
+
+
+def _span(seeds: Sequence[int]) -> str:
+    """Seeds as the reader can tell them apart: count, first and last."""
+    return f"{len(seeds)} from {seeds[0]} to {seeds[-1]}" if seeds else "none"
+
+
+def _episodes(text: str, seeds: tuple[int, ...]) -> tuple[Episode, ...]:
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    stored = tuple(int(row["seed"]) for row in rows)
+    if stored != seeds:
+        raise ValueError(f"rows of seeds {_span(stored)}, the task's {_span(seeds)}")
+    return tuple(
         Episode(
             success=row["success"] == "True",
             **{name: float(row[name]) for name in EPISODE_FIELDS if name != "success"},
         )
         for row in rows
     )
-    trace = None
-    if task.trace:
-        with np.load(folder / f"{task.key}.npz") as data:
-            trace = {name: data[name] for name in data.files}
-    return Block(task, episodes, trace)
+
+
+def _stored(folder: Path, task: Task) -> Block | None:
+    """:func:`load_block`, with a damaged shard reported as a warning and run again (None)."""
+    try:
+        return load_block(folder, task)
+    except DamagedShard as err:
+        warnings.warn(f"damaged shard, its task runs again: {err}", DamagedShardWarning, stacklevel=3)
+        return None
 
 
 def _progress_bar(total: int, initial: int, enabled: bool):
@@ -89,8 +167,20 @@ def _progress_bar(total: int, initial: int, enabled: bool):
     return tqdm(total=total, initial=initial, unit="task", desc="control campaign")
 
 
-def import_ray():
-    """The ``ray`` module, or DependencyNotInstalled naming the extra."""
+# Where a local Ray instance listens: this machine only. Left to itself, Ray binds its
+# nodes to the machine's outward address (the source address of a route to the
+# Internet), which on a machine where that address does not answer meant ten minutes of
+# connection timeouts instead of a run. Ray reads this documented switch (meant for
+# clusters on Windows and macOS) once, when it is first imported.
+LOCAL_ADDRESS = "127.0.0.1"
+_LOCAL_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+def import_ray(local: bool = False):
+    """The ``ray`` module, or DependencyNotInstalled naming the extra. With ``local``,
+    Ray (if not imported yet) keeps its nodes on :data:`LOCAL_ADDRESS`."""
+    if local and "ray" not in sys.modules:
+        os.environ.setdefault(_LOCAL_ONLY, "0")
     try:
         import ray
     except ImportError as err:
@@ -100,6 +190,25 @@ def import_ray():
             'Ray is not installed: pip install "rigidrot-gym[ray]" (or "ray[default,tune]")'
         ) from err
     return ray
+
+
+def connect(address: str | None) -> None:
+    """``ray.init``: join the cluster at ``address``, or with None start a new local
+    instance (never one already running) on :data:`LOCAL_ADDRESS`, without a dashboard
+    (if this process imported Ray before, with Ray's own default, on Ray's choice).
+
+    Raises:
+        RuntimeError: naming the address, if Ray cannot start or join it.
+    """
+    ray = import_ray(local=address is None)
+    options = {"logging_level": "WARNING", "log_to_driver": False}
+    if address is None:
+        options |= {"include_dashboard": False}
+    try:
+        ray.init(address=address or "local", **options)
+    except Exception as err:
+        where = f"the Ray cluster at {address}" if address else f"a local Ray instance on {LOCAL_ADDRESS}"
+        raise RuntimeError(f"could not start or join {where}: {type(err).__name__}: {err}") from err
 
 
 def _run_on_ray(
@@ -113,7 +222,7 @@ def _run_on_ray(
     ray = import_ray()
     started = not ray.is_initialized()
     if started:
-        ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+        connect(address)
     running = {}
     try:
         remote = ray.remote(run_task).options(num_cpus=cpus_per_task, max_retries=MAX_RETRIES)
@@ -152,7 +261,8 @@ def run(
         use_ray: run the tasks as Ray tasks; else here, one after the other.
         address: the Ray cluster to connect to (``ray.init(address=...)``: ``"auto"``, an
             ``ip:port``, or ``ray://host:10001`` for Ray Client); None starts a local Ray
-            instance. Ignored when Ray is already initialised in this process.
+            instance on 127.0.0.1 (:func:`connect`). Ignored when Ray is already
+            initialised in this process.
         cpus_per_task: CPUs Ray reserves per task (positive).
         progress: draw a progress bar over the tasks (needs tqdm).
 
@@ -167,7 +277,7 @@ def run(
     blocks = {}
     if resume:
         for task in tasks:
-            block = load_block(shard_dir, task)
+            block = _stored(shard_dir, task)
             if block is not None:
                 blocks[task.key] = block
     pending = [t for t in tasks if t.key not in blocks]

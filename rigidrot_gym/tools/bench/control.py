@@ -6,9 +6,13 @@ agent (:func:`rigidrot_gym.control.agents.load`). Each (policy, scenario, integr
 case) runs one episode per seed, all seeds together in the native vector env, and
 reports per episode:
 
-* success (the env's ``is_success`` when the episode ends),
-* settling time: when the body last entered the tolerance (pointing and rate) and
-  stayed inside until the end, s (successful episodes),
+* success: the task's own (the env's ``is_success`` on the episode's last step: the
+  tolerance held for the scenario's ``success_hold_steps``, which ends the episode; an
+  episode that reaches its time limit inside the tolerance but has not held it that long
+  has not succeeded),
+* settling time: the first time from which the body stays inside the tolerance
+  (pointing and rate, ``in_tolerance``) to the episode's end, s; NaN (a "—" in the
+  tables) when it never does,
 * final pointing error (deg), control effort ∫|τ| dt (N·m·s), peak body rate (rad/s).
 
 Scenarios: ``Reorient-v0`` (ideal torquers, exact sensors) and ``WheelReorient-v0``
@@ -29,6 +33,7 @@ the same.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Sequence
@@ -38,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+import rigidrot_gym
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
@@ -82,30 +88,58 @@ class Summary:
     peak_rate: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Task:
     """A block of consecutive seeds of one (policy, scenario, integrator, inertia) case.
 
     ``source`` identifies what the policy is (a controller's name, or a digest of a
-    trained agent's files) so that a resumed campaign never mixes blocks of two different
-    policies sharing a name; ``trace`` asks for the first seed's time series (the first
-    block of a policy's nominal case).
+    trained agent's files); ``spec`` is the scenario itself, resolved once when the
+    campaign is planned (a scenario file's content travels with the task, so workers need
+    neither the file nor a registered id); ``trace`` asks for the first seed's time series
+    (the first block of a policy's nominal case). Two tasks are equal when their
+    :attr:`key` s are.
     """
 
     policy: str
     source: str
-    scenario: str
+    spec: Scenario
     integrator: str
     inertia_scale: float
     seeds: tuple[int, ...]
     trace: bool = False
 
     @property
+    def scenario(self) -> str:
+        """The scenario's id, as the tables show it."""
+        return self.spec.id
+
+    @functools.cached_property
     def key(self) -> str:
-        """A file name, unique to the task's content."""
+        """A file name unique to everything that decides the block's numbers: the policy
+        and its source (a controller's name, an agent's bytes), the scenario's content
+        (:meth:`~rigidrot_gym.attitude.scenario.Scenario.digest`, not its id or file
+        name), the integrator, the inertia scale, the seeds, the trace, and the package
+        version (whose code computes them). A resumed campaign reuses a stored block only
+        under the same key."""
+        content = (
+            self.policy,
+            self.source,
+            self.spec.digest(),
+            self.integrator,
+            repr(float(self.inertia_scale)),
+            self.seeds,
+            self.trace,
+            rigidrot_gym.__version__,
+        )
         slug = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{self.policy}_{self.scenario}_{self.integrator}")
-        digest = hashlib.sha256(repr(self).encode()).hexdigest()[:12]
+        digest = hashlib.sha256(repr(content).encode()).hexdigest()[:16]
         return f"{slug}_x{self.inertia_scale:g}_{self.seeds[0]}-{self.seeds[-1]}_{digest}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Task) and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
 
 
 @dataclass(frozen=True)
@@ -137,7 +171,7 @@ def run_episodes(
     obs, info = env.reset(seed=list(seeds))
     n = len(seeds)
     running = np.ones(n, dtype=bool)
-    inside_since = np.where(info["is_success"], 0.0, np.nan)
+    inside_since = np.where(info["in_tolerance"], 0.0, np.nan)
     effort, peak = np.zeros(n), info["rate"].copy()
     ended = [None] * n
     trace = {"t": [0.0], "pointing_error_deg": [info["pointing_error_deg"][0]], "torque": [np.zeros(3)]}
@@ -152,8 +186,8 @@ def run_episodes(
         live = running.copy()
         effort[live] += np.linalg.norm(torque[live], axis=-1) * s.dt
         peak[live] = np.maximum(peak[live], info["rate"][live])
-        inside_since[live & info["is_success"] & np.isnan(inside_since)] = t
-        inside_since[live & ~info["is_success"]] = np.nan
+        inside_since[live & info["in_tolerance"] & np.isnan(inside_since)] = t
+        inside_since[live & ~info["in_tolerance"]] = np.nan
         if running[0]:
             trace["t"].append(t)
             trace["pointing_error_deg"].append(info["pointing_error_deg"][0])
@@ -191,14 +225,16 @@ def summarise(policy: str, scenario: str, integrator: str, scale: float, episode
 
 def plan(
     policies: dict[str, Callable[[Scenario], Any]],
-    scenarios: Sequence[str] = DEFAULT_SCENARIOS,
+    scenarios: Sequence[str | Path | Scenario] = DEFAULT_SCENARIOS,
     integrators: Sequence[str] = DEFAULT_INTEGRATORS,
     seeds: Sequence[int] = tuple(range(20)),
     scales: Sequence[float] = INERTIA_SCALES,
     block_size: int = BLOCK_SIZE,
 ) -> list[Task]:
     """The tasks of a campaign, case by case, each case's seeds cut into blocks of
-    ``block_size``. Policies are built per scenario by ``policies[name](scenario)`` (None
+    ``block_size``. ``scenarios``: registered ids, file stems, ``.toml`` paths or
+    :class:`~rigidrot_gym.attitude.scenario.Scenario` s, each resolved here once (the tasks
+    carry it). Policies are built per scenario by ``policies[name](scenario)`` (None
     skips the scenario: a trained agent runs only on its own); a policy maker's
     ``fingerprint`` attribute, when it has one, identifies it in :attr:`Task.source`. The
     robustness scales run on the scenario's own integrator; the integrators at scale 1.
@@ -217,8 +253,8 @@ def plan(
         raise ValueError(f"scales must be positive numbers, got {tuple(scales)!r}")
     blocks = [seeds[i : i + block_size] for i in range(0, len(seeds), block_size)]
     tasks = []
-    for scenario_id in scenarios:
-        scenario = find(scenario_id)
+    for name_or_scenario in scenarios:
+        scenario = name_or_scenario if isinstance(name_or_scenario, Scenario) else find(name_or_scenario)
         for name, make in policies.items():
             if make(scenario) is None:
                 continue
@@ -228,7 +264,7 @@ def plan(
             for integrator, scale in cases:
                 nominal = integrator == scenario.integrator and scale == 1.0
                 tasks += [
-                    Task(name, source, scenario.id, integrator, float(scale), block, nominal and i == 0)
+                    Task(name, source, scenario, integrator, float(scale), block, nominal and i == 0)
                     for i, block in enumerate(blocks)
                 ]
     return tasks
@@ -236,7 +272,7 @@ def plan(
 
 def run_task(task: Task, make: Callable[[Scenario], Any]) -> Block:
     """The episodes of one task, the policy built by ``make(scenario)``."""
-    scenario = find(task.scenario)
+    scenario = task.spec
     episodes, trace = run_episodes(make(scenario), scenario, task.seeds, task.integrator, task.inertia_scale)
     return Block(task, tuple(episodes), trace if task.trace else None)
 
@@ -265,7 +301,7 @@ def gather(tasks: Sequence[Task], blocks: dict[str, Block]) -> tuple[list[Summar
 
 def benchmark(
     policies: dict[str, Callable[[Scenario], Any]],
-    scenarios: Sequence[str] = DEFAULT_SCENARIOS,
+    scenarios: Sequence[str | Path | Scenario] = DEFAULT_SCENARIOS,
     integrators: Sequence[str] = DEFAULT_INTEGRATORS,
     seeds: Sequence[int] = tuple(range(20)),
     scales: Sequence[float] = INERTIA_SCALES,
@@ -298,7 +334,7 @@ def format_table(summaries: list[Summary]) -> str:
             f"×{s.inertia_scale:g}",
             s.episodes,
             f"{s.success_rate:.0%}",
-            f"{s.settling_time:.1f}",
+            "—" if np.isnan(s.settling_time) else f"{s.settling_time:.1f}",
             f"{s.final_error_deg:.3g}",
             f"{s.effort:.3g}",
             f"{s.peak_rate:.3g}",

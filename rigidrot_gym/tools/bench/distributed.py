@@ -53,15 +53,15 @@ class Row:
 
 @contextmanager
 def two_node_cluster(cpus_per_node: int = 1) -> Iterator[str]:
-    """A head and a worker node on this machine (started here, removed after); its address."""
-    ray = campaign.import_ray()
+    """A head and a worker node on this machine, bound to 127.0.0.1 (started here, removed
+    after); its address."""
+    ray = campaign.import_ray(local=True)
     from ray.cluster_utils import Cluster
 
-    cluster = Cluster(
-        initialize_head=True, head_node_args={"num_cpus": cpus_per_node, "include_dashboard": False}
-    )
+    local = {"node_ip_address": campaign.LOCAL_ADDRESS, "num_cpus": cpus_per_node}
+    cluster = Cluster(initialize_head=True, head_node_args={**local, "include_dashboard": False})
     try:
-        cluster.add_node(num_cpus=cpus_per_node)
+        cluster.add_node(**local)
         cluster.wait_for_nodes()
         yield cluster.address
     finally:
@@ -111,7 +111,7 @@ def run(
     progress: bool = True,
 ) -> str:
     """Measure, write ``ray.md`` and ``ray.csv`` into ``out_dir``, return the table."""
-    ray = campaign.import_ray()
+    ray = campaign.import_ray(local=address is None)
 
     makers = policies.resolve(list(POLICIES))
     warmup = control.plan(makers, control.DEFAULT_SCENARIOS, INTEGRATORS, range(4), INERTIA, 4)
