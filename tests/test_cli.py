@@ -7,6 +7,7 @@ import argparse
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -185,3 +186,27 @@ def test_demo_figure_keeps_every_text_inside_it(engines):
     titles = [" ".join((a.get_title(loc="left") + a.get_title()).split()) for a in fig.axes]
     assert any("exactly 0 throughout" in title for title in titles)  # the long note is there
     plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (["simulate", "--out", "{tmp}"], r"--out .* is a folder; expected a CSV file name"),
+        (["simulate", "--out", "{tmp}/missing/traj.csv"], r"its folder .*missing does not exist"),
+        (
+            ["bench", "control", "--seeds", "1", "--out", "{tmp}/file"],
+            r"--out .*file is a file; expected a folder",
+        ),
+        (["bench", "accuracy", "--out", "{tmp}/file/below"], r"--out .*file is a file, so the folder cannot"),
+        (["demo", "--out", "{tmp}/file"], r"--out .*file is a file; expected a folder"),
+    ],
+)
+def test_an_output_path_that_cannot_be_written_fails_before_any_work(tmp_path, capsys, argv, match):
+    (tmp_path / "file").write_text("x")
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    start = time.perf_counter()
+    assert main(argv) == 2
+    assert time.perf_counter() - start < 2.0  # no simulation, benchmark or demo ran first
+    err = capsys.readouterr().err
+    assert re.search(match, err) and err.count("\n") == 1, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing written
