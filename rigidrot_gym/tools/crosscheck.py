@@ -355,17 +355,15 @@ def cheaper_by(points: list[Point], problem: str, engine_method: str, ours, targ
 
 @dataclass(frozen=True)
 class Drift:
-    """One method over the long horizon: the relative changes of energy and |L| at the end
-    (signed), the energy drift (as :attr:`~rigidrot_gym.physics.trajectory.Trajectory.relative_energy_drift`:
-    the largest relative change over the run), where it stopped."""
+    """One method over the long horizon: energy and |L| drift, where it stopped."""
 
     method: str
     engine: str
     dt: float
     steps: int
-    energy_change: float  # E/E0 − 1 at the end
-    energy_drift: float  # max |E/E0 − 1| over the run
-    momentum_change: float  # |L|/|L0| − 1 at the end
+    energy_drift: float  # relative, at the end
+    max_energy_drift: float
+    momentum_drift: float  # relative |L| change, at the end
     stopped_at: float  # s; NaN when the run finished
     note: str = ""
 
@@ -401,9 +399,9 @@ def long_horizon(methods, steps: int = LONG_STEPS, dt: float = LONG_DT, chunk: i
                 integrators.get(method).engine,
                 dt,
                 done,
-                energy_change=float(energy_a[-1]),
-                energy_drift=float(np.max(np.abs(energy_a))),
-                momentum_change=float(momentum[-1]),
+                energy_drift=float(energy_a[-1]),
+                max_energy_drift=float(np.max(np.abs(energy_a))),
+                momentum_drift=float(momentum[-1]),
                 stopped_at=stopped,
                 note=note,
             )
@@ -577,13 +575,13 @@ def ratio_table(points: list[Point], problems, engines, ours) -> str:
 
 
 def drift_table(rows: list[Drift]) -> str:
-    header = ["method", "energy change at the end", "energy drift (max)", "|L| change at the end", "ran to"]
+    header = ["method", "energy drift at the end", "largest energy drift", "|L| drift at the end", "ran to"]
     cells = [
         [
             _label(r.method),
-            _g(r.energy_change),
             _g(r.energy_drift),
-            _g(r.momentum_change),
+            _g(r.max_energy_drift),
+            _g(r.momentum_drift),
             f"{r.steps * r.dt:g} s" + ("" if not r.note else " (blew up)"),
         ]
         for r in rows
