@@ -1,0 +1,337 @@
+"""Every use this package makes of numba's and llvmlite's private or undocumented internals.
+
+Three features of :mod:`rigidrot_gym.physics.jit` rest on names that numba and llvmlite do
+not promise to keep:
+
+* the package's cache (``numba.core.caching``, ``Dispatcher.enable_caching``): kernels
+  stamped with the whole package's source, a damaged cache file recompiled and rewritten,
+  kernels compiled in memory where no cache location is writable;
+* the compile notice (``numba.core.event``): one line on stderr when kernels compile;
+* the inlining boost (``numba.core.event`` and ``llvmlite.binding.set_option``): LLVM's
+  inline threshold raised while a kernel of the package compiles, so that the loop over
+  bodies has no call left in it and vectorises.
+
+A release that renames or drops one of these names must not break the package. Each
+feature looks up every name it needs before it uses any of them; where one is missing,
+that feature alone is left out, with one :class:`NumbaCompatWarning` naming what is
+missing and what is lost, and the kernels compile, run and cache as numba's own
+``cache=True`` has them. ``tests/test_numba_compat.py`` renames each name in turn.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+import warnings
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import llvmlite
+import numba
+
+CACHE = "cache"
+EVENTS = "events"
+INLINING = "inlining"
+
+# LLVM's inline threshold while numba compiles a kernel of the package, and LLVM's own at
+# -O3 after: the option is process-wide, and other code's compilation is left as it was. At
+# LLVM's threshold the functions a method's step calls (a few hundred instructions) stay
+# out of line in the loop over bodies, and a loop with a call in it does not vectorise:
+# the vector env's RK4 integration took 98 ns per body-sub-step instead of 7, and its step
+# 127 ns instead of 28 (4096 envs, an AMD EPYC with AVX-512).
+INLINE_THRESHOLD = 5000
+LLVM_INLINE_THRESHOLD = 250
+
+_CACHING = "numba.core.caching"
+# Numba tries its locators in order; the package's take its kernels in the same order of
+# preference (NUMBA_CACHE_DIR, __pycache__ beside the file, the user's cache directory).
+_LOCATORS = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator")
+_CACHE_NAMES = (
+    "CacheImpl._locator_classes",
+    *(f"{locator}.{method}" for locator in _LOCATORS for method in ("from_function", "get_source_stamp")),
+    *(f"FunctionCache.{method}" for method in ("load_overload", "save_overload", "flush", "cache_path")),
+    "NullCache",
+)
+# What each feature's loss costs a user.
+_LOSSES = {
+    CACHE: (
+        "they use numba's plain cache: stamped with their own file only (clear the cache "
+        "after editing the package), and a damaged cache file or no writable cache location "
+        "raises instead of recompiling"
+    ),
+    EVENTS: (
+        "no notice goes to stderr while they compile, and they compile at LLVM's default inline "
+        "threshold: the loops over bodies do not vectorise (vector env steps about 4× slower)"
+    ),
+    INLINING: (
+        "they compile at LLVM's default inline threshold: the loops over bodies do not vectorise "
+        "(vector env steps about 4× slower)"
+    ),
+}
+
+_ABSENT = object()
+_lost: dict[str, tuple[str, ...]] = {}
+
+
+class NumbaCompatWarning(UserWarning):
+    """An internal of numba or llvmlite that a feature of this package uses is missing: the
+    feature is left out, and the kernels work as with plain numba."""
+
+
+@dataclass(frozen=True)
+class Package:
+    """What the features need to know of the package whose kernels they serve.
+
+    Attributes:
+        root: the package's source folder; a kernel is the package's when its file is in it.
+        stamp: the digest its cached kernels are stamped with.
+        cache_warning: the warning when a kernel cannot use its cache.
+        notice: the line printed to stderr when its kernels first compile in a process.
+    """
+
+    root: Path
+    stamp: Callable[[], bytes]
+    cache_warning: type[Warning]
+    notice: str
+
+
+def activate(package: Package) -> None:
+    """Install each feature for ``package`` whose internals are all present; warn once for
+    each one left out."""
+    _install_cache(package)
+    _install_listener(package, inline=_inlining_available())
+
+
+def lost() -> dict[str, tuple[str, ...]]:
+    """The features left out in this process (:data:`CACHE`, :data:`EVENTS`,
+    :data:`INLINING`), each with the internals it missed."""
+    return dict(_lost)
+
+
+def _module(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _missing(module_name: str, paths: Iterable[str]) -> list[str]:
+    """The names, in full, that stop the dotted ``paths`` under module ``module_name`` from
+    resolving (the module itself where it cannot be imported)."""
+    module = _module(module_name)
+    if module is None:
+        return [module_name]
+    found = []
+    for path in paths:
+        owner, parts = module, path.split(".")
+        for depth, name in enumerate(parts, 1):
+            owner = getattr(owner, name, _ABSENT)
+            if owner is _ABSENT:
+                found.append(".".join([module_name, *parts[:depth]]))
+                break
+    return list(dict.fromkeys(found))
+
+
+def _lose(feature: str, missing: Iterable[str]) -> None:
+    """Record ``feature`` as left out, with one warning."""
+    if feature in _lost:
+        return
+    _lost[feature] = tuple(missing)
+    warnings.warn(
+        f"{__name__.split('.')[0]}: numba {numba.__version__} / llvmlite {llvmlite.__version__} lack "
+        f"{', '.join(_lost[feature])}; the kernels still work, but {_LOSSES[feature]}",
+        NumbaCompatWarning,
+        stacklevel=2,
+    )
+
+
+def _in_package(py_func: Callable, package: Package) -> bool:
+    try:
+        return Path(inspect.getfile(py_func)).resolve().is_relative_to(package.root)
+    except (TypeError, OSError):
+        return False
+
+
+# The package's cache.
+
+
+def _install_cache(package: Package) -> None:
+    missing = _missing(_CACHING, _CACHE_NAMES) + _missing(
+        "numba.core.dispatcher", ["Dispatcher.enable_caching"]
+    )
+    if not missing and not isinstance(_module(_CACHING).CacheImpl._locator_classes, list):
+        missing = [f"{_CACHING}.CacheImpl._locator_classes (a list)"]
+    if missing:
+        _lose(CACHE, missing)
+        return
+    caching, dispatcher = _module(_CACHING), _module("numba.core.dispatcher")
+    locators = [_package_locator(getattr(caching, name), package) for name in _LOCATORS]
+    caching.CacheImpl._locator_classes[:0] = locators
+    plain = dispatcher.Dispatcher.enable_caching
+    package_cache = _package_cache(caching.FunctionCache, package)
+
+    def uninstall() -> None:
+        for locator in locators:
+            caching.CacheImpl._locator_classes.remove(locator)
+        dispatcher.Dispatcher.enable_caching = plain
+
+    def enable_caching(self) -> None:
+        """``Dispatcher.enable_caching`` (what ``cache=True`` calls at decoration), for the
+        package's kernels: the package's cache, or none where no location is writable."""
+        if not hasattr(self, "_cache"):  # where numba keeps a dispatcher's cache
+            uninstall()
+            _lose(CACHE, ["numba.core.dispatcher.Dispatcher._cache"])
+        if CACHE in _lost or not _in_package(self.py_func, package):
+            plain(self)
+            return
+        try:
+            self._cache = package_cache(self.py_func)
+        except RuntimeError as err:  # numba: "cannot cache function ...: no locator available"
+            if "no locator" not in str(err):
+                raise
+            _warn_cache(
+                package,
+                "no locator",
+                f"{package.root.name}: no writable cache directory for its compiled kernels "
+                "(NUMBA_CACHE_DIR, the package's __pycache__, the user cache directory); they are "
+                "compiled in memory, in every process, on first use. Set NUMBA_CACHE_DIR to a "
+                "writable directory to cache them.",
+            )
+            self._cache = caching.NullCache()
+
+    dispatcher.Dispatcher.enable_caching = enable_caching
+
+
+_cache_warned: set[str] = set()
+
+
+def _warn_cache(package: Package, key: str, message: str) -> None:
+    if key not in _cache_warned:
+        _cache_warned.add(key)
+        warnings.warn(message, package.cache_warning, stacklevel=3)
+
+
+def _package_locator(base: type, package: Package) -> type:
+    """``base`` locator, restricted to the package's files and stamped with its digest."""
+
+    class Locator(base):
+        def get_source_stamp(self):
+            return package.stamp()
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if not Path(py_file).resolve().is_relative_to(package.root):
+                return None
+            return super().from_function(py_func, py_file)
+
+    Locator.__name__ = f"Package{base.__name__}"
+    return Locator
+
+
+def _package_cache(base: type, package: Package) -> type:
+    """Numba's cache of one kernel (``base``: ``FunctionCache``), which never fails a
+    compilation: a cache that cannot be read is a miss, one that cannot be written is skipped."""
+
+    class PackageCache(base):
+        def load_overload(self, sig, target_context):
+            try:
+                return super().load_overload(sig, target_context)
+            except Exception as err:  # whatever a damaged index or data file raises: recompile
+                _warn_cache(
+                    package,
+                    self.cache_path,
+                    f"unusable numba cache in {self.cache_path} ({err!r}); recompiling",
+                )
+                return None
+
+        def save_overload(self, sig, data):
+            try:
+                self._save(sig, data)
+            except Exception as err:  # a read-only directory, a full disk: run uncached
+                _warn_cache(
+                    package, self.cache_path, f"cannot write the numba cache in {self.cache_path} ({err!r})"
+                )
+
+        def _save(self, sig, data):
+            try:
+                super().save_overload(sig, data)
+            except OSError:
+                raise
+            except Exception:  # the damaged index load_overload warned of: a new, empty one, then save
+                self.flush()
+                super().save_overload(sig, data)
+
+    return PackageCache
+
+
+# The compile notice and the inlining boost, on numba's compile events.
+
+
+def _inlining_available() -> bool:
+    missing = _missing("llvmlite.binding", ["set_option"])
+    if missing:
+        _lose(INLINING, missing)
+    return not missing
+
+
+def _set_inline_threshold(value: int) -> None:
+    _module("llvmlite.binding").set_option("", f"-inline-threshold={value}")
+
+
+def _install_listener(package: Package, inline: bool) -> None:
+    missing = _missing("numba.core.event", ["Listener", "register"])
+    if missing:
+        _lose(EVENTS, missing)
+        return
+    event = _module("numba.core.event")
+    try:
+        event.register("numba:compile", _compile_listener(event.Listener, package, inline))
+    except (TypeError, ValueError) as err:  # numba refuses a "numba:" kind it does not broadcast
+        _lose(EVENTS, [f'numba.core.event kind "numba:compile" ({err})'])
+
+
+def _compile_listener(base: type, package: Package, inline: bool):
+    """A listener (``base``: ``event.Listener``) to ``numba:compile``: prints the notice the
+    first time numba compiles a function of the package in this process (numba broadcasts
+    it only on a cache miss, so loading cached kernels stays silent), and with ``inline``
+    raises LLVM's inline threshold while it compiles a kernel of the package, together
+    with the functions that kernel calls (they compile inside its event)."""
+
+    class CompileListener(base):
+        def __init__(self):
+            self.noticed = False
+            self.depth = 0
+
+        def on_start(self, ev) -> None:
+            ours = _compiles_package(ev, package)
+            if ours and not self.noticed:
+                self.noticed = True
+                print(package.notice, file=sys.stderr, flush=True)
+            if inline and (self.depth or ours):
+                if not self.depth:
+                    _set_inline_threshold(INLINE_THRESHOLD)
+                self.depth += 1
+
+        def on_end(self, ev) -> None:
+            if self.depth:
+                self.depth -= 1
+                if not self.depth:
+                    _set_inline_threshold(LLVM_INLINE_THRESHOLD)
+
+    return CompileListener()
+
+
+def _compiles_package(ev, package: Package) -> bool:
+    """Whether the ``numba:compile`` event ``ev`` compiles a function of the package."""
+    if EVENTS in _lost:
+        return False
+    data = getattr(ev, "data", None)
+    compiled = data.get("dispatcher") if isinstance(data, dict) else None
+    if compiled is None:
+        _lose(EVENTS, ['numba.core.event.Event.data["dispatcher"] of "numba:compile"'])
+        return False
+    module = getattr(getattr(compiled, "py_func", None), "__module__", None) or ""
+    return module.split(".")[0] == package.root.name

@@ -1,0 +1,199 @@
+"""The package outlives a numba or llvmlite that renames an internal it uses (issue 27, item 5),
+and the inlining that vectorises the loop over bodies does not go unnoticed when lost.
+
+Each internal is renamed in turn, everywhere numba and llvmlite use it (their sources are
+rewritten as a fresh interpreter imports them, as a release that renamed it would read):
+the package imports, warns once naming it, leaves out its feature alone, and integrates
+bitwise as with the internal in place.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import njit
+
+from rigidrot_gym.physics import numba_compat
+from rigidrot_gym.physics.integrators import rk4
+from rigidrot_gym.physics.jit import COMPILE_NOTICE, bodies
+from rigidrot_gym.physics.torques import SIZE, body_torque, model_potential, parameters
+
+# argv[1]: the rename, {"pattern", "replacement", "scope"} (module-name prefixes) or null.
+# Prints the run's final attitudes (bytes), the features left out, the NumbaCompatWarnings
+# and how many names were renamed in which module.
+CHILD = """
+import importlib.abc, importlib.machinery, json, re, sys, warnings
+
+rename = json.loads(sys.argv[1])
+renamed = {}
+
+
+class Renaming(importlib.machinery.SourceFileLoader):
+    def get_code(self, fullname):  # from the rewritten source, never from the bytecode
+        source, count = re.subn(rename["pattern"], rename["replacement"], self.get_data(self.path).decode())
+        renamed[fullname] = count
+        return compile(source, self.path, "exec", dont_inherit=True)
+
+
+class Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname, path, target=None):
+        if not fullname.startswith(tuple(rename["scope"])):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not str(spec.origin).endswith(".py"):
+            return None
+        with open(spec.origin, encoding="utf-8") as f:
+            if not re.search(rename["pattern"], f.read()):
+                return None
+        spec.loader = Renaming(fullname, spec.origin)
+        return spec
+
+
+if rename:
+    sys.meta_path.insert(0, Finder())
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import rigidrot_gym
+    from rigidrot_gym import propagate
+    from rigidrot_gym.physics import numba_compat
+
+    q = propagate([1, 0, 0, 0], [0.1, 0.2, 0.3], [1, 2, 3], 0.01, 10, method="rk4").q
+print(json.dumps({
+    "q": q.tobytes().hex(),
+    "lost": numba_compat.lost(),
+    "warnings": [str(w.message) for w in caught if w.category is numba_compat.NumbaCompatWarning],
+    "renamed": renamed,
+}))
+"""
+
+NUMBA = ("numba",)
+CACHING = "numba.core.caching"
+
+
+def _rename(internal: str, feature: str, pattern: str, replacement: str, scope: tuple = NUMBA):
+    """A case: ``internal`` (as the warning names it), the feature it serves, and its rename,
+    the regex ``pattern`` replaced in the modules named by the prefixes ``scope``."""
+    rename = {"pattern": pattern, "replacement": replacement, "scope": scope}
+    return pytest.param(internal, feature, rename, id=internal)
+
+
+def _name(internal: str, feature: str, scope: tuple = NUMBA):
+    """A case: the last name of ``internal`` renamed wherever ``scope`` uses it (a name only
+    numba's own code uses, in all of numba; a common word, where it is the internal)."""
+    name = internal.rsplit(".", 1)[-1]
+    return _rename(internal, feature, rf"\b{name}\b", f"{name}_v2", scope)
+
+
+INTERNALS = [
+    *(
+        _name(f"{CACHING}.{path}", numba_compat.CACHE)
+        for path in (
+            "CacheImpl",
+            "CacheImpl._locator_classes",
+            "UserProvidedCacheLocator",
+            "InTreeCacheLocator",
+            "UserWideCacheLocator",
+            "UserProvidedCacheLocator.from_function",
+            "UserProvidedCacheLocator.get_source_stamp",
+            "FunctionCache",
+            "FunctionCache.load_overload",
+            "FunctionCache.save_overload",
+            "FunctionCache.cache_path",
+            "NullCache",
+        )
+    ),
+    _name(f"{CACHING}.FunctionCache.flush", numba_compat.CACHE, (CACHING, "numba.core.dispatcher")),
+    _name("numba.core.dispatcher.Dispatcher.enable_caching", numba_compat.CACHE),
+    _name("numba.core.dispatcher.Dispatcher._cache", numba_compat.CACHE),
+    _name("numba.core.event.Listener", numba_compat.EVENTS, ("numba.core.event",)),
+    _name("numba.core.event.register", numba_compat.EVENTS, ("numba.core.event",)),
+    _rename('"numba:compile"', numba_compat.EVENTS, '"numba:compile"', '"numba:compile_v2"'),
+    _rename(
+        'Event.data["dispatcher"]',
+        numba_compat.EVENTS,
+        r"\bdispatcher=self,",
+        "function=self,",
+        ("numba.core.dispatcher",),
+    ),
+    _name("llvmlite.binding.set_option", numba_compat.INLINING, ("numba", "llvmlite")),
+]
+
+
+def _run(cache: Path, rename: dict | None) -> tuple[dict, str]:
+    """The child's report and its stderr, compiling into the empty cache folder ``cache``."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(rename)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1]), done.stderr
+
+
+@pytest.fixture(scope="module")
+def untouched(tmp_path_factory) -> tuple[dict, str, Path]:
+    cache = tmp_path_factory.mktemp("numba-cache")
+    return (*_run(cache, None), cache)
+
+
+def test_untouched_numba_leaves_every_feature_in(untouched):
+    report, stderr, cache = untouched
+    assert report["lost"] == {} and report["warnings"] == []
+    assert stderr.count(COMPILE_NOTICE) == 1
+    assert any(cache.rglob("*.nbi"))
+
+
+@pytest.mark.parametrize(("internal", "feature", "rename"), INTERNALS)
+def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, internal, feature, rename):
+    report, stderr = _run(tmp_path, rename)
+    assert sum(report["renamed"].values()) > 0, f"nothing was renamed: {rename}"
+    assert list(report["lost"]) == [feature]
+    assert any(internal in name for name in report["lost"][feature]), report["lost"]
+    (warning,) = report["warnings"]
+    assert internal in warning
+    assert report["q"] == untouched[0]["q"]  # bitwise
+    assert any(tmp_path.rglob("*.nbi"))  # cached, by numba's plain cache where the package's is lost
+    assert stderr.count(COMPILE_NOTICE) == (0 if feature == numba_compat.EVENTS else 1)
+
+
+def _body_steps(state, inertia, p, h, opts):
+    """One RK4 step of every body, as the package's kernels loop over bodies."""
+    for i in bodies(0, state.shape[1]):
+        q = (state[0, i], state[1, i], state[2, i], state[3, i])
+        w = (state[4, i], state[5, i], state[6, i])
+        moments = (inertia[0, i], inertia[1, i], inertia[2, i])
+        q, w, s, _ = rk4.step(
+            0, 0.0, h, q, w, state[7, i], moments, body_torque, model_potential, parameters(p, i), opts
+        )
+        state[0, i], state[1, i], state[2, i], state[3, i] = q
+        state[4, i], state[5, i], state[6, i] = w
+        state[7, i] = s
+
+
+# The package raises LLVM's inline threshold for the kernels it compiles, which it tells by
+# their module; uncached, so that numba keeps the optimised module to inspect.
+_body_steps.__module__ = "rigidrot_gym.inlining_probe"
+
+
+def test_the_rk4_step_is_inlined_and_the_loop_over_bodies_vectorised():
+    kernel = njit(error_model="numpy")(_body_steps)
+    n = 64
+    state = np.zeros((8, n))
+    state[0], state[4:7] = 1.0, 0.1
+    kernel(state, np.ones((3, n)), np.zeros((SIZE, n)), 0.01, np.zeros(0))
+    ir = "\n".join(kernel.inspect_llvm().values())
+    callees = set(re.findall(r"\bcall\b[^\n@]*@\"?([\w.$]+)", ir))
+    # Out of line, any function the step calls keeps the loop from vectorising.
+    assert not {c for c in callees if "rigidrot_gym" in c and "_body_steps" not in c}, sorted(callees)
+    # No fast-math: multiplies and adds stay apart, packed (<2 x double> with SSE2 or NEON, 4 with AVX2).
+    assert re.search(r"\bfmul\b[^\n]*<\d+ x double>", ir), "the loop over bodies did not vectorise"
