@@ -4,6 +4,8 @@
   mkdocstrings from the docstrings), listed in the nav by layer;
 * one page per scenario file in ``envs/`` (``environments/<stem>.md``): its id, the values
   the package reads from it, and the file itself;
+* the scenario file format (``environments/scenario-format.md``), every key with its
+  keyword, unit, range and default, from the declarations that read the files;
 * the committed benchmark figures (``benchmarks/results/*/*.png``) served under
   ``results/``, so the pages show the plots the tables came with.
 
@@ -48,12 +50,20 @@ def environment_page(path: Path) -> str:
     return f"environments/{path.stem}.md"
 
 
+FORMAT_PAGE = "environments/scenario-format.md"
+
+
 def on_config(config, **kwargs):
-    """Add the generated pages to the nav: environments after the overview, the reference last."""
+    """Add the generated pages to the nav: environments after the overview, then the file
+    format; the reference last."""
     nav = config["nav"]
     for entry in nav:
         if isinstance(entry, dict) and "Environments" in entry:
-            entry["Environments"] = [*entry["Environments"], *_environment_nav()]
+            entry["Environments"] = [
+                *entry["Environments"],
+                *_environment_nav(),
+                {"Scenario file format": FORMAT_PAGE},
+            ]
     nav.append({"Reference": _reference_nav()})
     return config
 
@@ -83,6 +93,7 @@ def on_files(files: Files, config, **kwargs) -> Files:
         files.append(File.generated(config, reference_page(module), content=_reference_markdown(module)))
     for path in scenario_files():
         files.append(File.generated(config, environment_page(path), content=_environment_markdown(path)))
+    files.append(File.generated(config, FORMAT_PAGE, content=_format_markdown()))
     results = ROOT / "benchmarks" / "results"
     for image in sorted(results.glob("*/*.png")):
         uri = f"results/{image.relative_to(results).as_posix()}"
@@ -157,6 +168,12 @@ def _environments_table() -> str:
         page = environment_page(path).removeprefix("environments/")
         rows.append(f"| [`{s.id}`]({page}) | {s.description} | `envs/{path.name}` |")
     return "| id | task | scenario file |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+def _format_markdown() -> str:
+    from rigidrot_gym.attitude.scenario import format_reference
+
+    return format_reference()
 
 
 def _reference_markdown(module: str) -> str:
