@@ -3,7 +3,7 @@
 Everything the env object holds is walked: arrays (compared byte for byte, NaN included),
 random generators (their bit generators' states), counters, flags, nested objects of the
 attitude package and Gymnasium's spaces. Left out: ``_work``, the scratch arrays each
-step writes before it reads them (:class:`rigidrot_gym.attitude.staging.Workspace`), and
+step writes before it reads them (:class:`rigidrot_gym.attitude.data.Work`), and
 ``_sources``, the memory addresses of the generators (compared by their states), which
 differ between an object and its copy by design.
 """

@@ -12,11 +12,9 @@ from rigidrot_gym.physics.jit import COMPILE_NOTICE
 # Two signatures of a small kernel: two compilations in one process.
 CODE = (
     "import numpy as np\n"
-    "from rigidrot_gym.attitude.actuation import clip_actions\n"
-    "a = np.zeros((2, 3))\n"
-    "rows = np.arange(2)\n"
-    "clip_actions(a, rows, a.copy())\n"
-    "clip_actions(a.astype(np.float32), rows, a.copy())\n"
+    "from rigidrot_gym.tools.bench.phases import arithmetic_peak, _multiply_add\n"
+    "_multiply_add(np.ones(4), 0.5, 0.1, 1)\n"
+    "_multiply_add(np.ones(4, dtype=np.float32), 0.5, 0.1, 1)\n"
     "print('done')\n"
 )
 

@@ -31,8 +31,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from rigidrot_gym.attitude import fused, starts
-from rigidrot_gym.attitude.observation import half_angle
+from rigidrot_gym.attitude import pipeline, starts
+from rigidrot_gym.attitude.components.evaluation import half_angle
 
 
 @njit(error_model="numpy")
@@ -74,7 +74,7 @@ def test_reset_uniforms_are_each_generators_own_draws(env_id, count):
         rngs = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
         twins = [np.random.Generator(kinds[i % len(kinds)](1000 + i)) for i in range(rows)]
         for _ in range(2):
-            law = starts.start_constants(scenario)
+            law = starts.start_law(scenario)
             variates = starts.start_states(law, starts.variate_count(scenario), rngs)[3]
             assert np.array_equal(variates, np.array([twin.random(count) for twin in twins]))
             # the generators moved on exactly as the twins did
@@ -119,9 +119,9 @@ def test_a_plain_env_loads_its_kernels_from_the_cache(tmp_path):
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread on this machine")
 def test_two_threads_give_each_row_the_single_envs_motion():
-    n, seed, max_steps = 2 * fused.BLOCK + 37, 5, 12  # short episodes: autoresets in the window
+    n, seed, max_steps = 2 * pipeline.BLOCK + 37, 5, 12  # short episodes: autoresets in the window
     vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=n, max_episode_steps=max_steps, num_threads=2)
-    rows = (0, fused.BLOCK - 1, fused.BLOCK, n - 1)  # both sides of a block's edge, and the last
+    rows = (0, pipeline.BLOCK - 1, pipeline.BLOCK, n - 1)  # both sides of a block's edge, and the last
     singles = {i: gym.make("RigidRot/Reorient-v0", max_episode_steps=max_steps) for i in rows}
     # large actions: some rows spin past the rate limit and end early
     actions = np.random.default_rng(2).uniform(-1.2, 1.2, size=(30, n, 3)).astype(np.float32)
@@ -244,3 +244,125 @@ def test_generators_are_one_per_body_and_needed_before_a_restart():
         twin = np.random.default_rng(i)
         twin.random(12)
         assert rng.bit_generator.state == twin.bit_generator.state
+
+
+def _records(n: int, rng: np.random.Generator, principal_axes: bool):
+    """Bodies at random states and targets, principal frames turned or not, and the
+    records of an observation (no step) of them."""
+    from rigidrot_gym.attitude import data
+    from rigidrot_gym.attitude.env import resolve_scenario
+    from rigidrot_gym.attitude.starts import start_law
+    from rigidrot_gym.attitude.task import rules_of
+    from rigidrot_gym.physics import quaternion as quat
+
+    scenario = resolve_scenario("RigidRot/Reorient-v0", {})
+    q = quat.normalize(rng.normal(size=(n, 4)))
+    state = np.zeros((8, n))
+    state[0:4], state[4:7] = q.T, rng.uniform(-2.0, 2.0, (3, n))  # some beyond the rate limit
+    principal = (
+        np.tile([[1.0], [0.0], [0.0], [0.0]], n)
+        if principal_axes
+        else quat.normalize(rng.normal(size=(n, 4))).T
+    )
+    bodies = data.Bodies(
+        state=state,
+        moments=np.tile([[0.08], [0.10], [0.05]], n),
+        principal=np.ascontiguousarray(principal),
+        target=np.ascontiguousarray(quat.normalize(rng.normal(size=(n, 4))).T),
+        max_torque=np.full((3, n), 0.01),
+        steps=np.zeros(n, dtype=np.int64),
+        hold=np.zeros(n, dtype=np.int64),
+        sources=np.zeros((2, 0), dtype=np.uint64),
+    )
+    equipment = data.Equipment(
+        keys=np.zeros(n, dtype=np.uint64),
+        bias=np.zeros((n, 3)),
+        disturbances=np.zeros((2, n, 3)),
+        pending=np.zeros((n, 0)),
+        wheel_momentum=np.zeros((n, 0)),
+        saturated=np.zeros(n, dtype=bool),
+        phase=np.zeros(n),
+        axes=np.eye(3),
+        sign=1.0,
+        max_momentum=np.full(3, np.inf),
+        actuator_noise=0.0,
+        walk_std=0.0,
+        correlation_time=1.0,
+        attitude_noise=0.0,
+        rate_noise=0.0,
+        gravity_rate=0.0,
+        mean_motion=0.0,
+        phase_per_period=0.0,
+        end_on_saturation=0.0,
+    )
+    call = data.Period(
+        action=np.zeros((n, 3), dtype=np.float32),
+        waiting=np.zeros(n, dtype=bool),
+        stepped=False,
+        restart=False,
+        dt=scenario.dt,
+        substeps=scenario.substeps,
+        principal_axes=principal_axes,
+        options=np.zeros(0),
+    )
+    return scenario, call, bodies, equipment, rules_of(scenario), start_law(scenario)
+
+
+@pytest.mark.parametrize("principal_axes", [True, False])
+def test_one_evaluation_for_every_path(principal_axes):
+    """The observation, reward and flags of the same states through the plain pipeline, a
+    pipeline with realism components (inert here), and an engine's second part: bit for
+    bit the same, and the documented definitions (scipy's rotations, the reward formula)."""
+    from scipy.spatial.transform import Rotation
+
+    from rigidrot_gym.attitude import data
+    from rigidrot_gym.attitude.data import Features
+    from rigidrot_gym.physics import integrators
+
+    n = 300  # two blocks of the pipeline's passes
+    scenario, call, bodies, equipment, rules, law = _records(n, np.random.default_rng(8), principal_axes)
+    step = integrators.get("rk4").step
+    plain = Features(*([False] * len(Features._fields)))
+    realistic = plain._replace(disturbances=True, actuator_noise=True)
+    kernels = {
+        "plain": pipeline.kernel_of(step, plain),
+        "realistic": pipeline.kernel_of(step, realistic),
+        "engine": pipeline.kernel_of(None, plain, "after"),
+    }
+    results = {}
+    for name, kernel in kernels.items():
+        work = data.work(n, 3)
+        np.copyto(work.staged, bodies.state)  # the engine's part reads the staged states
+        out = (np.zeros((n, 7), dtype=np.float32), np.zeros((data.OUTPUTS, n)))
+        fresh = bodies._replace(steps=bodies.steps.copy(), hold=bodies.hold.copy())
+        counts = kernel(
+            tuple(call), tuple(fresh), tuple(equipment), tuple(rules), tuple(law), tuple(work), out
+        )
+        assert counts == (0, 0, 0)
+        results[name] = out
+    for name in ("realistic", "engine"):
+        assert np.array_equal(results[name][0], results["plain"][0]), name
+        assert np.array_equal(results[name][1], results["plain"][1]), name
+    obs, values = results["plain"]
+    # the reference: body-frame attitude q_p B*, its error from the target, the rates B ω_p B*
+    b = Rotation.from_quat(np.roll(bodies.principal.T, -1, axis=1))
+    q = Rotation.from_quat(np.roll(bodies.state[0:4].T, -1, axis=1)) * b.inv()
+    error = Rotation.from_quat(np.roll(bodies.target.T, -1, axis=1)).inv() * q
+    dq = np.roll(error.as_quat(canonical=True), 1, axis=1)  # w ≥ 0
+    w_body = b.apply(bodies.state[4:7].T)
+    np.testing.assert_allclose(obs[:, 0:4], dq, atol=1e-6)
+    np.testing.assert_allclose(obs[:, 4:7], np.clip(w_body / scenario.max_rate, -1, 1), atol=1e-6)
+    angle, rate = error.magnitude(), np.linalg.norm(bodies.state[4:7], axis=0)
+    np.testing.assert_allclose(values[data.POINTING_DEG], np.degrees(angle), atol=1e-9)
+    inside = (angle <= np.radians(scenario.pointing_tolerance_deg)) & (rate <= scenario.rate_tolerance)
+    reward = (
+        -(
+            scenario.reward_angle * angle / np.pi
+            + scenario.reward_rate * np.minimum(rate / scenario.max_rate, 1.0)
+        )
+        + scenario.reward_success * inside
+        - scenario.reward_unsafe * (rate > scenario.max_rate)
+    )
+    np.testing.assert_allclose(values[data.REWARD], reward, atol=1e-9)
+    assert not values[data.TERMINATED].any() and not values[data.SUCCESS].any()  # no step: no flags
+    assert (rate > scenario.max_rate).any()  # the unsafe term was exercised

@@ -1,15 +1,6 @@
-"""How actions become body torques: ideal torquers or a reaction-wheel assembly.
-
-Ideal torquers apply τ = a ⊙ τ_max about the body axes. A wheel assembly has n wheels
-with unit spin axes (the columns of A, body frame); an action commands the wheel motor
-torques u = a ⊙ u_max, which spin the wheels up (ḣ_w = u, wheel momenta h_w) and turn
-the body the other way: τ = −A u. The wheels' momentum h = A h_w enters Euler's
-equations, I ω̇ = τ_ext − A u − ω × (Iω + h). Wheel speeds are limited: |h_w| ≤ h_max.
-
-Layouts: ``orthogonal`` (three wheels along the body axes) and ``pyramid`` (four wheels
-at β = arccos(1/√3) ≈ 54.7° from body z, 90° apart in azimuth: every body axis gets the
-same authority, and any one wheel can fail).
-"""
+"""A scenario's actuators as the controllers and tools see them: ideal torquers about the
+body axes (τ = a ⊙ τ_max) or a reaction-wheel assembly (τ = −A u;
+:mod:`~rigidrot_gym.attitude.components.wheels`), with their axes and limits."""
 
 from __future__ import annotations
 
@@ -17,29 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rigidrot_gym.attitude.components.wheels import wheel_axes
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.physics.jit import jitable
-
-_PYRAMID_TILT = np.arccos(1.0 / np.sqrt(3.0))
-
-
-@jitable
-def limit_by_momentum(u, h, h_max, dt):
-    """Wheel torque u (N·m) cut so that the wheel, at momentum h (N·m·s), does not pass
-    its limit h_max within dt (s): h + u dt ∈ [−h_max, h_max] (a wheel at its top speed
-    can only slow down). Scalars or arrays."""
-    return np.minimum(np.maximum(u, (-h_max - h) / dt), (h_max - h) / dt)
-
-
-def wheel_axes(layout: str) -> np.ndarray:
-    """(3, n) unit spin axes of the wheels in the body frame."""
-    if layout == "orthogonal":
-        return np.eye(3)
-    if layout == "pyramid":
-        azimuth = np.radians([0.0, 90.0, 180.0, 270.0])
-        s, c = np.sin(_PYRAMID_TILT), np.cos(_PYRAMID_TILT)
-        return np.stack([s * np.cos(azimuth), s * np.sin(azimuth), np.full(4, c)])
-    raise ValueError(f"unknown wheel layout {layout!r}; valid: 'orthogonal', 'pyramid'")
 
 
 @dataclass(frozen=True)

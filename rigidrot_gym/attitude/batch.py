@@ -188,9 +188,13 @@ class AttitudeBatch:
             sign=self.actuators.sign,
             max_momentum=self.actuators.max_momentum,
             actuator_noise=float(s.actuator_noise),
-            walk=(float(s.disturbance_random_walk), float(s.disturbance_correlation_time)),
-            sensor_noise=(float(np.radians(s.attitude_noise_deg)), float(s.rate_noise)),
-            gravity=(3.0 * motion**2, motion, motion * s.dt),
+            walk_std=float(s.disturbance_random_walk),
+            correlation_time=float(s.disturbance_correlation_time),
+            attitude_noise=float(np.radians(s.attitude_noise_deg)),
+            rate_noise=float(s.rate_noise),
+            gravity_rate=3.0 * motion**2,
+            mean_motion=motion,
+            phase_per_period=motion * s.dt,
             end_on_saturation=float(s.reward_unsafe) if s.wheel_terminate_on_saturation else 0.0,
         )
 
@@ -521,11 +525,11 @@ class AttitudeBatch:
         nothing (the staged states and the outputs go to scratch): the benchmarks' entry
         point to the pipeline's cost (:mod:`rigidrot_gym.tools.bench.phases`)."""
         if self._kernel is None:
-            raise ValueError(f"integrator {self.scenario.integrator!r} is an engine: its period is not one call")
+            raise ValueError(
+                f"integrator {self.scenario.integrator!r} is an engine: its period is not one call"
+            )
         call = self._call(action, self._no_waiting, True, False)._replace(substeps=substeps)
-        work = self._work
-        outputs = (np.empty_like(self.obs), np.empty_like(self._out))
-        self._kernel(tuple(call), tuple(self._bodies()), tuple(self._equipment), self._rules, tuple(self._law), tuple(work), outputs)
+        self._run(call, self._bodies(), self._work, np.empty_like(self.obs), np.empty_like(self._out))
 
     # ----------------------------------------------------------------- results
 

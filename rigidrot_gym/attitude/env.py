@@ -15,7 +15,7 @@ from rigidrot_gym.attitude import arguments
 from rigidrot_gym.attitude import scenario as scenario_module
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.attitude.task import REWARD, TERMINATED, TRUNCATED, observation_bounds, reward_bounds
+from rigidrot_gym.attitude.task import observation_bounds, reward_bounds
 from rigidrot_gym.render.options import render_options as checked_render_options
 
 # Frame rate a renderer advertises: one frame per control period, within these bounds.
@@ -246,7 +246,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
       each (sub)step.
     * ``dt`` (control period, s), ``substeps`` (integration steps per period) and any
       other scenario field by its flat name (``max_torque``, ``inertia``,
-      ``pointing_tolerance_deg``, ...; see ``rigidrot_gym.attitude.scenario.FIELDS``), the
+      ``pointing_tolerance_deg``, ...; the keywords of the [scenario file format][scenario-file-format]), the
       realism options above included (``wheel_layout="pyramid"``, ``rate_noise=1e-4``,
       ``gravity_gradient=True``, ...). The wheel term −ω × h depends on ω, which makes
       the splitting methods ``strang`` and ``yoshida4`` first order; with wheels use
@@ -303,16 +303,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
             raise RuntimeError("call reset() before step()")
         action = arguments.actions(action, self.action_space.shape)
         self.batch.step(action.reshape(1, -1))
-        out = self.batch.out[0].tolist()  # Python floats at once: cheaper than one by one
         if self.render_mode == "human":
             self.render()
-        return (
-            self.batch.obs[0].copy(),
-            out[REWARD],
-            out[TERMINATED] > 0.5,
-            out[TRUNCATED] > 0.5,
-            self.batch.info(0, out),
-        )
+        return self.batch.result().row(0)
 
     def render(self):
         """The current frame (``"rgb_array"``), or draw it in the window (``"human"``)."""

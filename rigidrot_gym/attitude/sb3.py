@@ -12,6 +12,7 @@ Importing this module imports stable-baselines3 (the ``[train]`` extra).
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -68,20 +69,37 @@ class AttitudeSB3VecEnv(VecEnv):
         )
         self.batch.rngs = [seeding.np_random()[0] for _ in range(self.num_envs)]
         self._actions: np.ndarray | None = None
+        # What the next reset() uses, set through SB3's public seed() and set_options().
+        self._next_seeds: list[int | None] = [None] * self.num_envs
+        self._next_options: list[dict] = [{} for _ in range(self.num_envs)]
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """SB3's ``seed``: env i gets ``seed + i`` at the next reset (a random base if None)."""
+        seeds = list(super().seed(seed))
+        self._next_seeds = seeds
+        return seeds
+
+    def set_options(self, options: list[dict] | dict | None = None) -> None:
+        """SB3's ``set_options``: reset options for the next reset, one dict for every env
+        or one per env."""
+        super().set_options(options)
+        options = {} if options is None else options
+        per_env = [options] * self.num_envs if isinstance(options, dict) else list(options)
+        self._next_options = copy.deepcopy(per_env)
 
     def reset(self):
         # checked, every env, before any changes
-        seeds = [arguments.seed(s, f"seed of env {i}") for i, s in enumerate(self._seeds)]
-        fixed = [arguments.reset_options(o or None) for o in self._options]
+        seeds = [arguments.seed(s, f"seed of env {i}") for i, s in enumerate(self._next_seeds)]
+        fixed = [arguments.reset_options(o or None) for o in self._next_options]
         self.batch.rngs = [
             self.batch.rngs[i] if seed is None else seeding.np_random(seed)[0] for i, seed in enumerate(seeds)
         ]
-        plain = [i for i in range(self.num_envs) if not self._options[i]]
+        plain = [i for i in range(self.num_envs) if not self._next_options[i]]
         self.batch.reset_rows(plain)
         for i in sorted(set(range(self.num_envs)) - set(plain)):
             self.batch.reset_rows([i], fixed[i])
-        self._reset_seeds()
-        self._reset_options()
+        self._next_seeds = [None] * self.num_envs
+        self._next_options = [{} for _ in range(self.num_envs)]
         self.batch.observe()
         result = self.batch.result()
         self.reset_infos = result.infos()

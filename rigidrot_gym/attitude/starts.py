@@ -4,7 +4,7 @@ Randomness comes only from the per-body generators the caller passes: one genera
 body and reset, the same draws in the same order, so seeded runs repeat and row i of a
 batch repeats a single env. A body's start is :func:`start_state` of its variates, in
 compiled code: for rows of a batch at once (:func:`start_states`), and inside the plain
-task's step for the rows it restarts (:mod:`~rigidrot_gym.attitude.fused`).
+task's step for the rows it restarts (:mod:`~rigidrot_gym.attitude.components.restart`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from rigidrot_gym.attitude import randomization
+from rigidrot_gym.attitude.data import FIXED, NEAR_TARGET, RANDOM, StartLaw
 from rigidrot_gym.attitude.draws import draw, sources
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.variates import box_muller, normal_pair
@@ -35,36 +36,31 @@ BIAS, CONSTANT, WALK, TURN_AXIS = slice(0, 3), slice(3, 6), slice(6, 9), slice(9
 KEY, PHASE, INERTIA, TURN_ANGLE = 12, 13, slice(14, 17), 17
 TORQUE, START_ANGLE, START_RATE = slice(18, 22), 22, 23
 
-# Entries of the array of :func:`start_constants`: a random target (1) or the fixed one, the
-# start attitude (RANDOM, NEAR_TARGET or FIXED) and the fixed one, the bound of the start
-# angle (rad), the start rates (rad/s) and their spread, and the fraction randomize_start.
-RANDOM_TARGET, TARGET, START_MODE, START = 0, 1, 5, 6
-MAX_ANGLE, RATE, RATE_SPREAD, RANDOMIZE = 10, 11, 14, 15
-RANDOM, NEAR_TARGET, FIXED = 0.0, 1.0, 2.0
-
 
 def variate_count(scenario: Scenario) -> int:
     """Uniforms each body draws at an episode start: 12, or 36 with realism options."""
     return BASE_VARIATES + (REALISM_VARIATES if scenario.realistic else 0)
 
 
-def start_constants(scenario: Scenario) -> np.ndarray:
-    """The scenario's start and target law as the array :func:`start_state` reads (16,)."""
-    c = np.zeros(16)
-    if isinstance(scenario.target_attitude, str):
-        c[RANDOM_TARGET] = 1.0
-    else:
-        c[TARGET : TARGET + 4] = scenario.target_attitude
-    if isinstance(scenario.start_attitude, str):
-        c[START_MODE] = RANDOM if scenario.start_attitude == "random" else NEAR_TARGET
-    else:
-        c[START_MODE] = FIXED
-        c[START : START + 4] = scenario.start_attitude
-    c[MAX_ANGLE] = np.radians(scenario.start_max_angle_deg)
-    c[RATE : RATE + 3] = scenario.start_rate
-    c[RATE_SPREAD] = scenario.start_rate_spread
-    c[RANDOMIZE] = scenario.randomize_start
-    return c
+def start_law(scenario: Scenario) -> StartLaw:
+    """The scenario's start and target law, as :func:`start_state` reads it."""
+    random_target = isinstance(scenario.target_attitude, str)
+    fixed = isinstance(scenario.start_attitude, str)
+    mode = FIXED if not fixed else (RANDOM if scenario.start_attitude == "random" else NEAR_TARGET)
+    return StartLaw(
+        random_target=random_target,
+        target=_four(np.zeros(4) if random_target else scenario.target_attitude),
+        mode=mode,
+        attitude=_four(scenario.start_attitude if mode == FIXED else np.zeros(4)),
+        max_angle=float(np.radians(scenario.start_max_angle_deg)),
+        rate=tuple(float(x) for x in scenario.start_rate),
+        rate_spread=float(scenario.start_rate_spread),
+        randomize=float(scenario.randomize_start),
+    )
+
+
+def _four(q) -> tuple[float, float, float, float]:
+    return tuple(float(x) for x in q)
 
 
 @jitable
@@ -76,9 +72,9 @@ def _unit(q):
 
 
 @jitable
-def start_state(v, c):
+def start_state(v, law):
     """Start attitude q, body rates ω (body frame) and target of one body from its variates
-    ``v`` (12 or 36 uniforms) under the law ``c`` (:func:`start_constants`).
+    ``v`` (12 or 36 uniforms) under the start ``law`` (:func:`start_law`).
 
     Target: uniform on SO(3) (a normalised 4-D normal) or fixed. Attitude: uniform, or
     the target turned by an angle uniform in [0, ``start_max_angle_deg``] about a uniform
@@ -91,51 +87,49 @@ def start_state(v, c):
     g1, g5 = normal_pair(v[2], v[3])
     g2, g6 = normal_pair(v[4], v[5])
     g3, g7 = normal_pair(v[6], v[7])
-    max_angle, rate_spread = c[MAX_ANGLE], c[RATE_SPREAD]
-    if c[RANDOMIZE] > 0.0:
-        max_angle = min(np.pi, randomization.spread(max_angle, c[RANDOMIZE], v[BASE_VARIATES + START_ANGLE]))
-        rate_spread = randomization.spread(rate_spread, c[RANDOMIZE], v[BASE_VARIATES + START_RATE])
-    if c[RANDOM_TARGET] > 0.0:
-        target = _unit((g0, g1, g2, g3))
-    else:
-        target = (c[TARGET], c[TARGET + 1], c[TARGET + 2], c[TARGET + 3])
-    if c[START_MODE] == RANDOM:
+    max_angle, rate_spread = law.max_angle, law.rate_spread
+    if law.randomize > 0.0:
+        max_angle = min(np.pi, randomization.spread(max_angle, law.randomize, v[BASE_VARIATES + START_ANGLE]))
+        rate_spread = randomization.spread(rate_spread, law.randomize, v[BASE_VARIATES + START_RATE])
+    target = _unit((g0, g1, g2, g3)) if law.random_target else law.target
+    if law.mode == RANDOM:
         q = _unit((g4, g5, g6, g7))
-    elif c[START_MODE] == NEAR_TARGET:
+    elif law.mode == NEAR_TARGET:
         n = vec.norm((g4, g5, g6))
         axis = (g4 / n, g5 / n, g6 / n)
         q = qmul(target, qexp(vec.scale(0.5, vec.scale(max_angle * v[NORMALS], axis))))
     else:
-        q = (c[START], c[START + 1], c[START + 2], c[START + 3])
+        q = law.attitude
     w = (
-        c[RATE] + rate_spread * (2.0 * v[NORMALS + 1] - 1.0),
-        c[RATE + 1] + rate_spread * (2.0 * v[NORMALS + 2] - 1.0),
-        c[RATE + 2] + rate_spread * (2.0 * v[NORMALS + 3] - 1.0),
+        law.rate[0] + rate_spread * (2.0 * v[NORMALS + 1] - 1.0),
+        law.rate[1] + rate_spread * (2.0 * v[NORMALS + 2] - 1.0),
+        law.rate[2] + rate_spread * (2.0 * v[NORMALS + 3] - 1.0),
     )
     return q, w, target
 
 
 @njit(cache=True, error_model="numpy")
-def _start_states(generators, c, variates, starts):
+def _start_states(generators, law, variates, starts):
+    law = StartLaw(*law)
     for j in range(variates.shape[0]):
         draw(generators, j, variates[j])
-        q, w, target = start_state(variates[j], c)
+        q, w, target = start_state(variates[j], law)
         starts[j, 0], starts[j, 1], starts[j, 2], starts[j, 3] = q
         starts[j, 4], starts[j, 5], starts[j, 6] = w
         starts[j, 7], starts[j, 8], starts[j, 9], starts[j, 10] = target
 
 
 def start_states(
-    law: np.ndarray, count: int, rngs: Sequence[np.random.Generator]
+    law: StartLaw, count: int, rngs: Sequence[np.random.Generator]
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Attitudes (R, 4), body rates (R, 3) and targets (R, 4) of R bodies' episode starts
-    under the start law ``law`` (:func:`start_constants`), and the (R, ``count``) variates
+    under the start law ``law`` (:func:`start_law`), and the (R, ``count``) variates
     they came from (:func:`variate_count`), row j drawn from ``rngs[j]`` as
     ``rngs[j].random(count)`` would (so seeded runs repeat and row i of a batch repeats a
     single env); in one compiled call."""
     variates = np.empty((len(rngs), count))
     starts = np.empty((len(rngs), 11))
-    _start_states(sources(rngs), law, variates, starts)
+    _start_states(sources(rngs), tuple(law), variates, starts)
     return starts[:, 0:4], starts[:, 4:7], starts[:, 7:11], variates
 
 

@@ -1,33 +1,13 @@
-"""The attitude task's interface: observation layout and bounds, the reward's bounds, the
-constants the compiled kernels read, and the columns of their per-body outputs."""
+"""The attitude task's interface: the observation's layout and bounds, the reward's bounds,
+and the rules (tolerances, limits, weights) the compiled pipeline reads."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from rigidrot_gym.attitude.actuators import Actuators
+from rigidrot_gym.attitude.data import OBS_SIZE, Rules
 from rigidrot_gym.attitude.scenario import Scenario
-
-# Observation: error quaternion (4) and body rates (3), then one column per reaction
-# wheel (its momentum), then, with an actuation delay, the action not yet applied.
-OBS_SIZE = 7
-# Order of the task constants in the array the compiled kernel reads.
-CONSTANTS = (
-    "pointing_tolerance",
-    "rate_tolerance",
-    "max_rate",
-    "reward_angle",
-    "reward_rate",
-    "reward_torque",
-    "reward_success",
-    "reward_unsafe",
-)
-
-
-# Columns of the per-body outputs: SUCCESS is the task's success (the tolerance held for
-# ``success_hold_steps`` consecutive steps, at least one), IN_TOLERANCE the step's own.
-REWARD, POINTING_DEG, RATE, SUCCESS, TERMINATED, TRUNCATED, IN_TOLERANCE = range(7)
-OUTPUTS = 7
 
 
 def observation_size(scenario: Scenario) -> int:
@@ -60,19 +40,20 @@ def decode_observation(
     return obs[..., 0:4], obs[..., 4:7] * max_rate, obs[..., OBS_SIZE:size] * limits
 
 
-def task_constants(scenario: Scenario) -> np.ndarray:
-    """The scenario's tolerances (rad, rad/s) and reward weights, as the kernel reads them."""
-    values = {
-        "pointing_tolerance": np.radians(scenario.pointing_tolerance_deg),
-        "rate_tolerance": scenario.rate_tolerance,
-        "max_rate": scenario.max_rate,
-        "reward_angle": scenario.reward_angle,
-        "reward_rate": scenario.reward_rate,
-        "reward_torque": scenario.reward_torque,
-        "reward_success": scenario.reward_success,
-        "reward_unsafe": scenario.reward_unsafe,
-    }
-    return np.array([values[k] for k in CONSTANTS])
+def rules_of(scenario: Scenario) -> Rules:
+    """The scenario's tolerances (rad, rad/s), limits and reward weights, as the pipeline reads them."""
+    return Rules(
+        pointing_tolerance=float(np.radians(scenario.pointing_tolerance_deg)),
+        rate_tolerance=float(scenario.rate_tolerance),
+        max_rate=float(scenario.max_rate),
+        reward_angle=float(scenario.reward_angle),
+        reward_rate=float(scenario.reward_rate),
+        reward_torque=float(scenario.reward_torque),
+        reward_success=float(scenario.reward_success),
+        reward_unsafe=float(scenario.reward_unsafe),
+        hold_steps=int(scenario.success_hold_steps),
+        max_steps=int(scenario.max_episode_steps),
+    )
 
 
 def reward_bounds(scenario: Scenario) -> tuple[float, float]:

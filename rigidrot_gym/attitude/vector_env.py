@@ -13,8 +13,9 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from rigidrot_gym.attitude import arguments
-from rigidrot_gym.attitude.batch import AttitudeBatch, StepResult
+from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.env import ScenarioSpec, close_renderer, configure, renderer_of
+from rigidrot_gym.attitude.result import StepResult
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.task import observation_bounds
 

@@ -2,8 +2,9 @@
 
 * :func:`phase_costs`: nanoseconds per env-step of the native vector env, split into the
   Python around the compiled call (argument checks, result copies, ``info``), the compiled
-  :func:`~rigidrot_gym.attitude.fused.kernel_of` call without integrating (actions, checks,
-  commit, observation, reward, flags) and the integration per sub-step (the same call with
+  pipeline's call (:meth:`~rigidrot_gym.attitude.batch.AttitudeBatch.dry_run`) without
+  integrating (actions, checks, commit, observation, reward, flags) and the integration
+  per sub-step (the same call with
   :data:`EXTRA_SUBSTEPS` sub-steps more, minus the call, over that number: the difference of
   two best times of one more sub-step alone is within the machine's noise, and came out
   below the arithmetic peak in one run);
@@ -70,31 +71,24 @@ def arithmetic_peak(seconds: float = 0.1, repeats: int = 9) -> float:
     return float(max(rates))
 
 
-def _kernel_call(batch, actions: np.ndarray, substeps: int, outputs: tuple[np.ndarray, np.ndarray]) -> None:
-    batch._fused(*batch._fused_arguments(actions, batch._no_waiting, substeps, True, *outputs))
-
-
 def phase_costs(env_id: str, n: int = 4096, repeats: int = 31) -> dict[str, float]:
     """ns per env-step of each phase (see the module docstring) of ``n`` envs of ``env_id``
-    (a scenario without realism options: the fused path), each the best of ``repeats``
+    (a library method: one compiled call per period), each the best of ``repeats``
     alternating runs (as :func:`arithmetic_peak`: on a shared machine the best run is the
     one the others disturbed least)."""
     env = gym.make_vec(env_id, num_envs=n, vectorization_mode="vector_entry_point")
     env.reset(seed=0)
     batch = env.unwrapped.batch
-    if batch._fused is None:
-        raise ValueError(f"{env_id} has realism options: its step is not the fused kernel")
     actions = np.zeros((n, batch.actuators.count), dtype=np.float32)
     substeps = batch.scenario.substeps
-    outputs = (np.empty_like(batch.obs), np.empty_like(batch._out))  # not the env's: those it handed out
     timings: dict[str, list[float]] = {"step": [], "call": [], "none": [], "more": []}
     for _ in range(repeats):
         batch.steps[:] = 0  # no episode ends (no autoreset) while timing
         for key, run in (
             ("step", lambda: env.step(actions)),
-            ("call", lambda: _kernel_call(batch, actions, substeps, outputs)),
-            ("none", lambda: _kernel_call(batch, actions, 0, outputs)),
-            ("more", lambda: _kernel_call(batch, actions, substeps + EXTRA_SUBSTEPS, outputs)),
+            ("call", lambda: batch.dry_run(actions, substeps)),
+            ("none", lambda: batch.dry_run(actions, 0)),
+            ("more", lambda: batch.dry_run(actions, substeps + EXTRA_SUBSTEPS)),
         ):
             start = time.perf_counter()
             run()

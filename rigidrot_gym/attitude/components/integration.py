@@ -1,0 +1,109 @@
+"""The integration of a control period: each body advanced by the library's method over
+``dt`` in ``substeps`` sub-steps under the held torques, into a staging area, then checked.
+A step either completes or changes nothing: the caller commits the staged states only once
+every advanced state is finite with a unit attitude (:func:`valid_state`); a method that
+diverges (a step too large for the motion) or does not converge changes nothing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.physics import jit, torques
+from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.validation import UNIT_TOLERANCE
+
+
+@jitable
+def valid_state(x):
+    """The state ``x`` (its 8 components) is finite (x · 0 is 0 for a finite x and NaN
+    otherwise: no branch, so a loop over bodies vectorises) and its attitude a unit
+    quaternion (every method renormalises it; a collapsed one, |q| → 0, comes from an
+    overflow)."""
+    nonfinite = (
+        x[0] * 0.0 + x[1] * 0.0 + x[2] * 0.0 + x[3] * 0.0 + x[4] * 0.0 + x[5] * 0.0 + x[6] * 0.0 + x[7] * 0.0
+    )
+    norm2 = x[0] ** 2 + x[1] ** 2 + x[2] ** 2 + x[3] ** 2
+    return (nonfinite == 0.0) & (abs(norm2 - 1.0) <= 2.0 * UNIT_TOLERANCE)
+
+
+@jitable
+def staged_valid(staged, i):
+    """Staged body i is a :func:`valid_state`."""
+    return valid_state(
+        (staged[0, i], staged[1, i], staged[2, i], staged[3, i])
+        + (staged[4, i], staged[5, i], staged[6, i], staged[7, i])
+    )
+
+
+@jitable
+def stage(step, torque, call, bodies, work, lo, hi):
+    """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
+    under the compiled torque model ``torque`` (a waiting body, and every body without a
+    step, staged as it is); returns how many of them, stepped, did not converge and how
+    many are not valid."""
+    staged, stats = work.staged, work.stats
+    for c in range(STATE_SIZE):
+        for i in jit.bodies(lo, hi):
+            staged[c, i] = bodies.state[c, i]
+    for i in jit.bodies(lo, hi):
+        stats[0, i] = 0.0
+        stats[1, i] = 0.0
+    advance(
+        step,
+        torque,
+        torques.model_potential,
+        staged,
+        bodies.moments,
+        work.params,
+        0.0,
+        call.dt,
+        call.substeps,
+        0,
+        call.substeps if call.stepped else 0,
+        call.options,
+        False,
+        staged[:3, :0],  # no angular momentum to renormalise with
+        staged.reshape((1, STATE_SIZE, staged.shape[1]))[:0],  # no trajectory to record
+        stats,
+        lo,
+        hi,
+    )
+    failed = invalid = 0
+    for i in jit.bodies(lo, hi):
+        live = not call.waiting[i]
+        failed += live & np.isinf(stats[0, i])
+        invalid += live & (not staged_valid(staged, i))
+    # A waiting body was advanced with no torque (a branch in the loops above would stop
+    # them vectorising); it keeps its state.
+    for i in jit.bodies(lo, hi):
+        if call.waiting[i]:
+            for c in range(STATE_SIZE):
+                staged[c, i] = bodies.state[c, i]
+    return failed, invalid
+
+
+def first_failure(action: np.ndarray, waiting: np.ndarray, work) -> tuple[str, int]:
+    """After a control period that committed nothing: why, and the first body not
+    ``waiting`` concerned. ``"action"``: its action is not finite (then nothing was
+    staged); else ``"convergence"``: its implicit step did not converge; else ``"state"``:
+    its staged state is not a :func:`valid_state` (evaluated on the whole batch at once)."""
+    live = ~waiting
+    bad = ~np.isfinite(action).all(axis=1) & live
+    if bad.any():
+        return "action", int(np.argmax(bad))
+    bad = np.isinf(work.stats[0]) & live
+    if bad.any():
+        return "convergence", int(np.argmax(bad))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf · 0 is how it spots non-finite values
+        bad = ~valid_state(tuple(work.staged)) & live
+    return "state", int(np.argmax(bad))
+
+
+def divergence_error(method: str, dt: float, substeps: int, body: int, staged: np.ndarray) -> ValueError:
+    """The error of a step whose result is not a valid state (nothing was committed)."""
+    return ValueError(
+        f"integrator {method!r} produced an invalid state (q = {staged[0:4].tolist()}, "
+        f"omega = {staged[4:7].tolist()}) for env {body} with dt = {dt:g} s and substeps = {substeps}: "
+        "the step is too large for this motion; lower dt or raise substeps (the env is unchanged)"
+    )

@@ -1,0 +1,51 @@
+"""Ideal torquers: the action a ∈ [-1, 1]³ (clipped) is the body torque τ = a ⊙ τ_max,
+held over the control period. The plain task's actuators, in one pass over a block of
+bodies that vectorises (no branch, no inner loop)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.physics import jit, torques
+from rigidrot_gym.physics import vector as vec
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.quaternion import qrotate_inv
+
+
+@jitable
+def column3(a, i):
+    """Column i of a (3, N) array as a 3-tuple."""
+    return (a[0, i], a[1, i], a[2, i])
+
+
+@jitable
+def column4(a, i):
+    """Column i of a (4, N) array as a 4-tuple."""
+    return (a[0, i], a[1, i], a[2, i], a[3, i])
+
+
+@jitable
+def hold(call, bodies, work, lo, hi):
+    """τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B of bodies ``lo`` … ``hi`` − 1 into the held
+    torque parameters (``work.params``, principal axes), and the clipped actions into
+    ``work.actions``; a body not stepped (waiting, or no step at all) holds
+    a = 0. Returns how many stepped bodies have a non-finite action."""
+    acts, params, action = work.actions, work.params, call.action
+    nonfinite = 0
+    for i in jit.bodies(lo, hi):
+        # A waiting body's action may be anything (and without a step every action): it is
+        # read but not used.
+        live = call.stepped & (not call.waiting[i])
+        x, y, z = action[i, 0], action[i, 1], action[i, 2]
+        nonfinite += live & (not (np.isfinite(x) & np.isfinite(y) & np.isfinite(z)))
+        a = (
+            min(max(x, -1.0), 1.0) if live else 0.0,
+            min(max(y, -1.0), 1.0) if live else 0.0,
+            min(max(z, -1.0), 1.0) if live else 0.0,
+        )
+        acts[0, i], acts[1, i], acts[2, i] = a
+        tau = vec.mul(a, column3(bodies.max_torque, i))
+        if not call.principal_axes:  # loop-invariant: the compiler makes two loops of this one
+            tau = qrotate_inv(column4(bodies.principal, i), tau)
+        params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
+    return nonfinite

@@ -1,0 +1,182 @@
+"""The data a control period reads and writes, with names: what the compiled pipeline
+(:mod:`~rigidrot_gym.attitude.pipeline`) takes instead of positional bundles of arrays.
+
+Every per-body array is component-major (structure of arrays: ``state[c, i]`` is
+component c of body i), so that the loops over bodies vectorise; the tuples are
+``NamedTuple`` s, which numba compiles as records of their fields. Which components a
+period runs is fixed when its kernel is built (:class:`Features`); the tuples always hold
+every field, empty where a scenario has no use for it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+# Observation: error quaternion (4) and body rates (3), then one column per reaction
+# wheel (its momentum), then, with an actuation delay, the action not yet applied.
+OBS_SIZE = 7
+
+# Rows of a body's state: the attitude q (principal axes to world) and the body rates ω
+# (principal axes), then the method's own scalar (only ``rkn`` uses it).
+Q, W, METHOD_SCALAR = slice(0, 4), slice(4, 7), 7
+
+# Rows of the per-body outputs (``Outputs.values``, (OUTPUTS, N)): the reward, the pointing
+# error (deg) and |ω| (rad/s), then the flags as 0 or 1. SUCCESS is the task's success (the
+# tolerance held for ``success_hold_steps`` consecutive steps, at least one); IN_TOLERANCE
+# the step's own.
+REWARD, POINTING_DEG, RATE, SUCCESS, TERMINATED, TRUNCATED, IN_TOLERANCE = range(7)
+OUTPUTS = 7
+FLAGS = slice(SUCCESS, OUTPUTS)  # the rows the results read as booleans, in one pass
+
+# Episode starts: the start attitude's law (StartLaw.mode).
+RANDOM, NEAR_TARGET, FIXED = 0, 1, 2
+
+
+class Features(NamedTuple):
+    """The components a scenario enables, fixed when its control period is compiled: the
+    kernel of each combination is its own (a branch on a constant is pruned before numba
+    types the code, so what a scenario does not use costs neither compile time nor a
+    branch in the loops over bodies)."""
+
+    wheels: bool  # reaction wheels (n wheel torques), else ideal torquers (3 body torques)
+    delay: bool  # each action acts one control period late
+    actuator_noise: bool  # multiplicative noise on each actuator torque
+    disturbances: bool  # constant and random-walk disturbance torques
+    random_walk: bool  # the random walk moves on every period
+    gravity_gradient: bool  # 3n² r̂ × (I r̂) of a circular orbit
+    sensors: bool  # the observation is the state as noisy sensors report it
+    end_on_saturation: bool  # a saturated wheel ends the episode
+
+    @property
+    def realistic(self) -> bool:
+        """Any realism component: the torque model is then the library's whole compiled
+        model (:func:`~rigidrot_gym.physics.torques.model_torque`) and the actuators' and
+        loads' components run; else the body torque alone, held from the action."""
+        return any(self)
+
+
+class Bodies(NamedTuple):
+    """What defines each of the N bodies and its episode (component-major)."""
+
+    state: np.ndarray  # (8, N) rows Q, W, METHOD_SCALAR, principal axes
+    moments: np.ndarray  # (3, N) principal moments, kg·m²
+    principal: np.ndarray  # (4, N) principal frames B (principal axes to body frame)
+    target: np.ndarray  # (4, N) target attitudes
+    max_torque: np.ndarray  # (n, N) actuator torque limits, N·m
+    steps: np.ndarray  # (N,) int64 steps of the episode
+    hold: np.ndarray  # (N,) int64 consecutive steps inside the tolerance
+    sources: np.ndarray  # (2, N) uint64: each body's generator (draws.sources), for restarts
+
+
+class Equipment(NamedTuple):
+    """The realism components' per-body state (rows by body) and their constants."""
+
+    keys: np.ndarray  # (N,) uint64 key of each body's counter-based noise stream
+    bias: np.ndarray  # (N, 3) rate-sensor bias, body frame, rad/s
+    disturbances: np.ndarray  # (2, N, 3) constant [0] and random-walk [1] torques, body frame, N·m
+    pending: np.ndarray  # (N, n) the action a delayed actuator applies next period
+    wheel_momentum: np.ndarray  # (N, n) wheel momenta about their spin axes, N·m·s
+    saturated: np.ndarray  # (N,) bool: a wheel at its momentum limit
+    phase: np.ndarray  # (N,) orbit phase at the episode start, rad
+    axes: np.ndarray  # (3, n) actuator axes, body frame
+    sign: float  # +1 torquers, −1 wheels (a motor torque turns the body backwards)
+    max_momentum: np.ndarray  # (n,) wheel momentum limits, N·m·s (inf for torquers)
+    actuator_noise: float  # relative std of the multiplicative actuator noise
+    walk_std: float  # random-walk disturbance: per-axis std, N·m
+    correlation_time: float  # and its correlation time, s
+    attitude_noise: float  # star-tracker noise, per-axis std, rad
+    rate_noise: float  # gyro white noise, std, rad/s
+    gravity_rate: float  # 3n² of the gravity gradient, 1/s²
+    mean_motion: float  # n of its circular orbit, rad/s
+    phase_per_period: float  # the orbit phase advance per control period, rad
+    end_on_saturation: float  # the unsafe penalty a saturation costs when it ends the episode
+
+
+class Rules(NamedTuple):
+    """The task's tolerances, limits and reward weights, as a period reads them."""
+
+    pointing_tolerance: float  # rad
+    rate_tolerance: float  # rad/s
+    max_rate: float  # rad/s: unsafe above, and the scale of the observed rates
+    reward_angle: float
+    reward_rate: float
+    reward_torque: float
+    reward_success: float
+    reward_unsafe: float
+    hold_steps: int  # consecutive steps inside the tolerance that end the episode; 0: never
+    max_steps: int  # steps that truncate the episode
+
+
+class StartLaw(NamedTuple):
+    """How an episode's start and target are drawn (:func:`~rigidrot_gym.attitude.starts.start_state`)."""
+
+    random_target: bool
+    target: tuple[float, float, float, float]  # the fixed target, if not random
+    mode: int  # RANDOM, NEAR_TARGET or FIXED
+    attitude: tuple[float, float, float, float]  # the fixed start attitude (FIXED)
+    max_angle: float  # NEAR_TARGET: the largest angle from the target, rad
+    rate: tuple[float, float, float]  # mean start body rates, rad/s
+    rate_spread: float  # each axis adds a uniform draw in ±this, rad/s
+    randomize: float  # the start ranges scaled by 1 ± this per episode
+
+
+class Work(NamedTuple):
+    """A period's staging area: the advanced states before they are committed, and the
+    scratch of every component. Each array is written before it is read within every call
+    that uses it: nothing in them carries over, and they are not part of the env's state.
+    ``stats``, ``results`` and ``body`` are rows of one (18, N) buffer (:func:`work`), so
+    that a pass over bodies touches one block of memory."""
+
+    staged: np.ndarray  # (8, N) the advanced states (committed by a swap with Bodies.state)
+    params: np.ndarray  # (SIZE, N) the torque parameters held over the period
+    stats: np.ndarray  # (2, N) the integrator's statistics (most iterations, total)
+    results: np.ndarray  # (9, N) rows OBSERVED, ANGLE, SPEED of the state evaluated
+    body: np.ndarray  # (7, N) attitude and rates in the body frame (non-principal bodies)
+    actions: np.ndarray  # (n, N) the clipped actions (0 for a body not stepped)
+    commands: np.ndarray  # (N, n) actuator torques after delay, noise and limits, N·m
+    sensed: np.ndarray  # (8, N) the state as the sensors report it (principal axes)
+
+
+class Outputs(NamedTuple):
+    """What a period hands back: the observations and the per-body values and flags."""
+
+    obs: np.ndarray  # (N, size) float32
+    values: np.ndarray  # (OUTPUTS, N) rows REWARD …
+
+
+class Period(NamedTuple):
+    """What one call is asked to do, and the per-batch settings it runs with."""
+
+    action: np.ndarray  # (N, n) as given (float32 or float64)
+    waiting: np.ndarray  # (N,) bool: bodies not stepped (a vector env's rows to autoreset)
+    stepped: bool  # advance the bodies not waiting (else: observe them as they are)
+    restart: bool  # the waiting bodies start new episodes (compiled starts only)
+    dt: float  # the control period, s
+    substeps: int  # integration steps per period
+    principal_axes: bool  # every body's frame is principal (B = 1: no rotations)
+    options: np.ndarray  # the integrator's options (Method.pack_options)
+
+
+# Rows of Work.results: the observation of the true state (the error quaternion, then the
+# scaled rates), its pointing error (rad) and |ω| (rad/s).
+OBSERVED, ANGLE, SPEED = slice(0, 7), 7, 8
+
+
+def work(n: int, actuators: int) -> Work:
+    """A staging area of N bodies with ``actuators`` actuators each."""
+    from rigidrot_gym.physics.integrators.base import STATE_SIZE
+    from rigidrot_gym.physics.torques import SIZE
+
+    buffer = np.zeros((18, n))
+    return Work(
+        staged=np.zeros((STATE_SIZE, n)),
+        params=np.zeros((SIZE, n)),
+        stats=buffer[0:2],
+        results=buffer[2:11],
+        body=buffer[11:18],
+        actions=np.zeros((actuators, n)),
+        commands=np.zeros((n, actuators)),
+        sensed=np.zeros((STATE_SIZE, n)),
+    )

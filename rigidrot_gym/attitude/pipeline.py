@@ -1,0 +1,218 @@
+"""The control period as one compiled call: the components of
+:mod:`~rigidrot_gym.attitude.components`, in their fixed order, over the named data of
+:mod:`~rigidrot_gym.attitude.data`.
+
+:func:`kernel_of` compiles, for a method's step function and the :class:`~rigidrot_gym.attitude.data.Features`
+a scenario enables, one function that runs a whole control period of every body:
+
+1. the action (ideal torquers hold their body torque; other actuators clip it);
+2. the actuators (delay, noise, wheel momentum limits) and 3. the loads (the torque
+   parameters held over the period);
+4. the integration by the method's own step (through the library's
+   :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked;
+5. once every check has passed: the autoreset's draws, and the actuators' and
+   disturbances' own state moves on;
+6. the sensors and 7. the evaluation (observation, reward, flags) of the staged states.
+
+A period either completes or changes nothing the caller keeps: failures are counted, not
+searched (an early exit stops a loop vectorising), and the caller finds the first and
+raises; once it returns zeros, the caller commits by swapping the staged states with the
+bodies' states. Bodies marked ``waiting`` (a vector env's rows about to autoreset) are
+staged as they are and not checked; their outputs and counters are written like every
+body's, and the caller puts back what they had, unless they restart in the call.
+
+An engine's method is not a compiled step: :func:`kernel_of` then compiles the period in
+two parts, up to the loads (``"before"``) and from the commit on (``"after"``), and the
+engine runs between them (:class:`~rigidrot_gym.attitude.batch.AttitudeBatch`).
+
+The arguments are the records of :mod:`~rigidrot_gym.attitude.data` passed as plain
+tuples (``tuple(record)``: numba unboxes a plain tuple of arrays and numbers through its
+fast path, a ``NamedTuple`` through a slow one) and rebuilt as records in the first lines
+of the compiled code, so that the components read every field by its name. Each
+combination of method, features and part is compiled once and cached on disk (the kernel
+is a closure over them, which numba's cache tells apart); a branch on a feature is a
+branch on a constant, pruned before numba types the code. The passes run over blocks of
+bodies (``prange``): compiled with ``parallel=True``, numba's threads share the blocks.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+
+from numba import njit, prange
+
+from rigidrot_gym.attitude.components import (
+    actions,
+    actuator_noise,
+    delay,
+    disturbances,
+    evaluation,
+    gravity_gradient,
+    integration,
+    loads,
+    restart,
+    sensors,
+    torquers,
+    wheels,
+)
+from rigidrot_gym.attitude.data import Bodies, Equipment, Features, Outputs, Period, Rules, StartLaw, Work
+from rigidrot_gym.physics import torques
+from rigidrot_gym.physics.jit import jitable
+
+# Bodies per block of a pass (the unit of work of a thread).
+BLOCK = 256
+PARTS = ("period", "before", "after")
+
+
+def _compile(step: Callable | None, features: Features, part: str, parallel: bool) -> Callable:
+    # Each feature a constant of the closure: numba prunes the branches on it.
+    realistic, with_wheels, with_delay = features.realistic, features.wheels, features.delay
+    with_noise, with_disturbances = features.actuator_noise, features.disturbances
+    with_walk, with_gravity = features.random_walk, features.gravity_gradient
+    with_sensors, with_ending = features.sensors, features.end_on_saturation
+    with_columns = with_wheels or with_delay or with_ending
+    torque = torques.model_torque if realistic else torques.body_torque
+    integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
+
+    @jitable
+    def command(call, bodies, equipment, work, i):
+        """Body i's actuator torques u after delay, noise and wheel momentum limits."""
+        xi = (0.0, 0.0)
+        for k in range(work.actions.shape[0]):
+            a = equipment.pending[i, k] if with_delay else work.actions[k, i]
+            u = a * bodies.max_torque[k, i]
+            if with_noise:
+                if k % 2 == 0:
+                    xi = actuator_noise.normals(equipment.keys[i], bodies.steps[i], k)
+                u = actuator_noise.perturb(u, bodies.max_torque[k, i], equipment.actuator_noise, xi[k % 2])
+            if with_wheels:
+                u = wheels.limit_by_momentum(
+                    u, equipment.wheel_momentum[i, k], equipment.max_momentum[k], call.dt
+                )
+            work.commands[i, k] = u
+
+    @jitable
+    def hold_loads(bodies, equipment, work, i):
+        """Body i's torque parameters held over the period."""
+        p = bodies.principal
+        b = (p[0, i], p[1, i], p[2, i], p[3, i])
+        tau = disturbances.torque(equipment, i) if with_disturbances else (0.0, 0.0, 0.0)
+        loads.hold_body_torque(loads.actuator_torque(equipment, work, tau, i), b, work.params, i)
+        if with_wheels:
+            h, hdot = loads.wheel_momentum(equipment, work, i)
+            loads.hold_wheel_momentum(h, hdot, b, work.params, i)
+        if with_gravity:
+            gravity_gradient.hold(equipment, bodies, work.params, i)
+
+    @jitable
+    def actuate(call, bodies, equipment, work, lo, hi):
+        """Stages 1-3 of bodies ``lo`` … ``hi`` − 1: the non-finite actions counted."""
+        if not realistic:
+            return torquers.hold(call, bodies, work, lo, hi)
+        nonfinite = actions.clip(call, work, lo, hi)
+        for i in range(lo, hi):
+            if call.stepped and not call.waiting[i]:
+                command(call, bodies, equipment, work, i)
+                hold_loads(bodies, equipment, work, i)
+        return nonfinite
+
+    @jitable
+    def move_on(call, bodies, equipment, work, lo, hi):
+        """Stage 5 of the bodies that stepped: wheel momenta, random walk, pending action."""
+        for i in range(lo, hi):
+            if call.stepped and not call.waiting[i]:
+                if with_wheels:
+                    wheels.advance(equipment, work, call.dt, i)
+                if with_walk:
+                    disturbances.advance(equipment, bodies.steps, call.dt, i)
+                if with_delay:
+                    delay.advance(equipment, work, i)
+
+    @jitable
+    def evaluate(call, bodies, equipment, rules, work, out, lo, hi):
+        """Stages 6-7 of bodies ``lo`` … ``hi`` − 1 at their staged states."""
+        state = work.staged
+        if with_sensors:
+            after = 1 if call.stepped else 0  # the episode step the readings belong to
+            for i in range(lo, hi):
+                sensors.sense(state, bodies.principal, equipment, bodies.steps[i] + after, i, work.sensed)
+            evaluation.observe(call, bodies, rules, work.sensed, work, lo, hi)
+            evaluation.write_observation(work.results, out.obs, lo, hi)
+        evaluation.observe(call, bodies, rules, state, work, lo, hi)
+        evaluation.assess(call, bodies, rules, work, out, lo, hi)
+        if not with_sensors:
+            evaluation.write_observation(work.results, out.obs, lo, hi)
+        if with_columns:
+            for i in range(lo, hi):
+                if with_wheels:
+                    wheels.observe(equipment, out.obs, i)
+                if with_delay:
+                    delay.observe(equipment, out.obs, i)
+                if with_ending and call.stepped:
+                    evaluation.end_on_saturation(equipment, out, i)
+
+    def control_period(call, bodies, equipment, rules, law, work, out):
+        """One control period (or its part) of every body; the arguments are plain tuples
+        of the records :class:`~rigidrot_gym.attitude.data.Period`, ``Bodies``,
+        ``Equipment``, ``Rules``, ``StartLaw``, ``Work`` and ``Outputs`` (see the module
+        docstring). Returns how many bodies not waiting have (a) a non-finite action
+        (then nothing is staged), (b) an implicit step that did not converge and (c) an
+        invalid staged state; all zero once the period completed."""
+        # One record per statement: numba's parallel loops find a record's type by the
+        # call that built it, which a tuple of several would hide.
+        call = Period(*call)
+        bodies = Bodies(*bodies)
+        equipment = Equipment(*equipment)
+        rules = Rules(*rules)
+        law = StartLaw(*law)
+        work = Work(*work)
+        out = Outputs(*out)
+        n = bodies.state.shape[1]
+        blocks = (n + BLOCK - 1) // BLOCK
+        if before:
+            nonfinite = 0
+            for block in prange(blocks):
+                nonfinite += actuate(
+                    call, bodies, equipment, work, block * BLOCK, min(n, (block + 1) * BLOCK)
+                )
+            if nonfinite:
+                return nonfinite, 0, 0
+        if integrate:
+            failed = invalid = 0
+            for block in prange(blocks):
+                lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
+                counts = integration.stage(step, torque, call, bodies, work, lo, hi)
+                failed += counts[0]
+                invalid += counts[1]
+            if failed or invalid:
+                return 0, failed, invalid
+        if after:
+            # Every check has passed: the restarting bodies' new episodes can be drawn.
+            if call.restart:
+                restart.restart(call, bodies, law, work.staged)
+            for block in prange(blocks):
+                lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
+                if realistic:
+                    move_on(call, bodies, equipment, work, lo, hi)
+                evaluate(call, bodies, equipment, rules, work, out, lo, hi)
+        return 0, 0, 0
+
+    # Numba's cache tells kernels apart by name, code and closure, not by their flags.
+    control_period.__qualname__ += f"_{part}" + ("_parallel" if parallel else "")
+    return njit(cache=True, error_model="numpy", parallel=parallel)(control_period)
+
+
+@functools.cache
+def kernel_of(
+    step: Callable | None, features: Features, part: str = "period", parallel: bool = False
+) -> Callable:
+    """The compiled control period (``part`` ``"period"``) of the method whose step function
+    is ``step`` for the components ``features`` enables, or, for an engine's method
+    (``step`` None), its part ``"before"`` or ``"after"`` the integration; with
+    ``parallel``, its passes over blocks of bodies run on numba's threads."""
+    if part not in PARTS or (part == "period") == (step is None):
+        raise ValueError(
+            f"part must be one of {PARTS} ('period' with a step, the others without), got {part!r}"
+        )
+    return _compile(step, features, part, parallel)

@@ -1,0 +1,136 @@
+"""What a step or a reset of the batched core hands back: one type that the single env, the
+native vector env and the stable-baselines3 adapter all read."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rigidrot_gym.attitude.data import (
+    FLAGS,
+    IN_TOLERANCE,
+    POINTING_DEG,
+    RATE,
+    REWARD,
+    SUCCESS,
+    TERMINATED,
+    TRUNCATED,
+)
+
+
+def _info(
+    pointing_error_deg, rate, success, inside, wheels: tuple[np.ndarray, Any] | None = None
+) -> dict[str, Any]:
+    info = {
+        "pointing_error_deg": float(pointing_error_deg),
+        "rate": float(rate),
+        "is_success": bool(success),
+        "in_tolerance": bool(inside),
+    }
+    if wheels is not None:
+        info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
+    return info
+
+
+class StepResult:
+    """One batched step's arrays over the N bodies, safe to keep (the batch never writes
+    them again).
+
+    ``obs`` (N, size) float32; ``values`` (OUTPUTS, N), rows ``REWARD`` … of
+    :mod:`~rigidrot_gym.attitude.data`; ``wheel_momentum`` (N, n) N·m·s and
+    ``wheel_saturated`` (N,), empty (n = 0) and false without reaction wheels.
+    ``is_success``: the task's success, the tolerance held for ``success_hold_steps``
+    consecutive steps (at least one) up to this step, which ends the episode when
+    ``success_hold_steps`` > 0; ``in_tolerance``: within both tolerances at this step.
+    """
+
+    __slots__ = ("_flags", "obs", "values", "wheel_momentum", "wheel_saturated")
+
+    def __init__(
+        self, obs: np.ndarray, values: np.ndarray, wheel_momentum: np.ndarray, wheel_saturated: np.ndarray
+    ) -> None:
+        self.obs, self.values = obs, values
+        self.wheel_momentum, self.wheel_saturated = wheel_momentum, wheel_saturated
+        self._flags: np.ndarray | None = None
+
+    @property
+    def flags(self) -> np.ndarray:
+        """(4, N) bool: the rows SUCCESS … IN_TOLERANCE as booleans (adjacent rows: one pass)."""
+        if self._flags is None:
+            self._flags = self.values[FLAGS] > 0.5
+        return self._flags
+
+    @property
+    def reward(self) -> np.ndarray:
+        return self.values[REWARD]
+
+    @property
+    def terminated(self) -> np.ndarray:
+        return self.flags[TERMINATED - SUCCESS]
+
+    @property
+    def truncated(self) -> np.ndarray:
+        return self.flags[TRUNCATED - SUCCESS]
+
+    @property
+    def is_success(self) -> np.ndarray:
+        return self.flags[0]
+
+    @property
+    def in_tolerance(self) -> np.ndarray:
+        return self.flags[IN_TOLERANCE - SUCCESS]
+
+    @property
+    def pointing_error_deg(self) -> np.ndarray:
+        return self.values[POINTING_DEG]
+
+    @property
+    def rate(self) -> np.ndarray:
+        return self.values[RATE]
+
+    def _wheels(self, i: int) -> tuple[np.ndarray, Any] | None:
+        return (self.wheel_momentum[i], self.wheel_saturated[i]) if self.wheel_momentum.shape[1] else None
+
+    def info(self, i: int) -> dict[str, Any]:
+        """Env i's ``info`` dict (wheel entries only with wheels)."""
+        v = self.values
+        return _info(
+            v[POINTING_DEG, i], v[RATE, i], v[SUCCESS, i] > 0.5, v[IN_TOLERANCE, i] > 0.5, self._wheels(i)
+        )
+
+    def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Env i's ``(obs, reward, terminated, truncated, info)``, as a single env returns
+        them (the observation a copy; its values read as Python numbers at once, cheaper
+        than one by one)."""
+        v = self.values[:, i].tolist()
+        info = _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, self._wheels(i))
+        return self.obs[i].copy(), v[REWARD], v[TERMINATED] > 0.5, v[TRUNCATED] > 0.5, info
+
+    def infos(self) -> list[dict[str, Any]]:
+        """Every env's ``info`` dict (as :meth:`info`), from each array's values as a list at
+        once (a numpy scalar read per env costs more than the dict)."""
+        columns = zip(
+            self.pointing_error_deg.tolist(),
+            self.rate.tolist(),
+            self.is_success.tolist(),
+            self.in_tolerance.tolist(),
+            strict=True,
+        )
+        if not self.wheel_momentum.shape[1]:
+            return [_info(*values) for values in columns]
+        saturated = self.wheel_saturated.tolist()
+        return [_info(*values, (self.wheel_momentum[i], saturated[i])) for i, values in enumerate(columns)]
+
+    def info_arrays(self) -> dict[str, np.ndarray]:
+        """The same entries as arrays over the envs (Gymnasium's vector ``info``)."""
+        arrays = {
+            "pointing_error_deg": self.pointing_error_deg,
+            "rate": self.rate,
+            "is_success": self.is_success,
+            "in_tolerance": self.in_tolerance,
+        }
+        if self.wheel_momentum.shape[1]:
+            arrays["wheel_momentum"] = self.wheel_momentum
+            arrays["wheel_saturated"] = self.wheel_saturated
+        return arrays
