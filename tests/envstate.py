@@ -2,10 +2,11 @@
 
 Everything the env object holds is walked: arrays (compared byte for byte, NaN included),
 random generators (their bit generators' states), counters, flags, nested objects of the
-attitude package and Gymnasium's spaces. Left out: ``_work``, the scratch arrays each
-step writes before it reads them (:class:`rigidrot_gym.attitude.data.Work`), and
-``_sources``, the memory addresses of the generators (compared by their states), which
-differ between an object and its copy by design.
+attitude package and Gymnasium's spaces. Left out: the batch's staging and scratch arrays,
+which each step writes before it reads them (``_staged``, ``_params``, ``_scratch``,
+``_commands``, ``_sensed``: :class:`rigidrot_gym.attitude.data.Work`), and ``_sources``, the
+memory addresses of the generators (compared by their states), which differ between an
+object and its copy by design.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-_SCRATCH = {"_work", "_sources"}
+_SCRATCH = {"_staged", "_params", "_scratch", "_commands", "_sensed", "_sources"}
 _WALKED = ("rigidrot_gym.attitude", "gymnasium.spaces", "gymnasium.vector", "stable_baselines3")
 
 

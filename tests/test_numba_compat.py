@@ -92,6 +92,7 @@ def _name(internal: str, feature: str, scope: tuple = NUMBA):
 
 
 INTERNALS = [
+    _name("numba.core.bytecode.FunctionIdentity._unique_ids", numba_compat.SYMBOLS, ("numba.core.bytecode",)),
     *(
         _name(f"{CACHING}.{path}", numba_compat.CACHE)
         for path in (
@@ -146,6 +147,7 @@ def untouched(tmp_path_factory) -> tuple[dict, str, Path]:
     return (*_run(cache, None), cache)
 
 
+@pytest.mark.slow
 def test_untouched_numba_leaves_every_feature_in(untouched):
     report, stderr, cache = untouched
     assert report["lost"] == {} and report["warnings"] == []
@@ -154,6 +156,7 @@ def test_untouched_numba_leaves_every_feature_in(untouched):
 
 
 @pytest.mark.parametrize(("internal", "feature", "rename"), INTERNALS)
+@pytest.mark.slow
 def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, internal, feature, rename):
     report, stderr = _run(tmp_path, rename)
     assert sum(report["renamed"].values()) > 0, f"nothing was renamed: {rename}"
@@ -162,7 +165,9 @@ def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, interna
     (warning,) = report["warnings"]
     assert internal in warning
     assert report["q"] == untouched[0]["q"]  # bitwise
-    assert any(tmp_path.rglob("*.nbi"))  # cached, by numba's plain cache where the package's is lost
+    # Cached by numba's plain cache where the package's is lost; not at all without distinct
+    # symbols, where a kernel loaded from the cache might run another's code.
+    assert any(tmp_path.rglob("*.nbi")) == (feature != numba_compat.SYMBOLS)
     assert stderr.count(COMPILE_NOTICE) == (0 if feature == numba_compat.EVENTS else 1)
 
 

@@ -24,6 +24,7 @@ import math
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numba
@@ -101,6 +102,7 @@ print(len(compiled))
 """
 
 
+@pytest.mark.slow
 def test_a_plain_env_loads_its_kernels_from_the_cache(tmp_path):
     environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
     counts = []
@@ -115,6 +117,61 @@ def test_a_plain_env_loads_its_kernels_from_the_cache(tmp_path):
         assert result.returncode == 0, result.stderr
         counts.append(int(result.stdout.split()[-1]))
     assert counts[0] > 0 and counts[1] == 0, counts
+
+
+# Two scenarios whose kernels differ by one feature (a saturated wheel ends the episode),
+# stepped with actions that saturate the wheels; prints a digest of each run, in order.
+_SATURATING = """
+import hashlib, sys
+import numpy as np, gymnasium as gym, rigidrot_gym
+for ends in map(int, sys.argv[1:]):
+    env = gym.make("RigidRot/Reorient-v0", wheel_layout="pyramid", wheel_max_momentum=0.004,
+                   wheel_terminate_on_saturation=bool(ends), max_episode_steps=25)
+    env.reset(seed=7)
+    h = hashlib.sha256()
+    for a in np.random.default_rng(0).uniform(-1.3, 1.3, (60, 4)).astype(np.float32):
+        obs, reward, terminated, truncated, _ = env.step(a)
+        h.update(obs.tobytes() + np.float64(reward).tobytes() + bytes([terminated, truncated]))
+        if terminated or truncated:
+            env.reset()
+    print(ends, h.hexdigest())
+"""
+
+
+def _saturating(cache: Path, *ends: int) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", _SATURATING, *map(str, ends)],
+        env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _digests(child: subprocess.Popen) -> dict[str, str]:
+    """The child's digest of each run, by its scenario ("0", "1")."""
+    out, err = child.communicate(timeout=600)
+    assert child.returncode == 0, err
+    return dict(line.split() for line in out.splitlines())
+
+
+@pytest.mark.slow
+def test_kernels_compiled_in_two_processes_each_run_their_own_code_from_the_cache(tmp_path):
+    """Numba names a compiled function by its qualified name and a per-process counter: two
+    processes compiling two scenarios' kernels (closures of one factory) in the same order
+    gave their components the same symbols, and one process loading both from the cache ran
+    the first's code for the second (a saturated wheel did not end the episode). Each
+    scenario's run, compiled alone in a fresh process, is the reference."""
+    first = [_saturating(tmp_path / f"fresh{ends}", ends) for ends in (0, 1)]
+    reference = {**_digests(first[0]), **_digests(first[1])}
+    assert reference["0"] != reference["1"]  # the feature changes the run
+    shared = tmp_path / "shared"
+    compiling = [_saturating(shared, ends) for ends in (0, 1)]  # at once: the same counters
+    for child in compiling:
+        _digests(child)
+    for order in ((0, 1), (1, 0)):
+        loaded = _digests(_saturating(shared, *order))
+        assert loaded == reference, order
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread on this machine")
@@ -300,8 +357,8 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         waiting=np.zeros(n, dtype=bool),
         stepped=False,
         restart=False,
-        dt=scenario.dt,
         substeps=scenario.substeps,
+        dt=scenario.dt,
         principal_axes=principal_axes,
         options=np.zeros(0),
     )
@@ -331,13 +388,15 @@ def test_one_evaluation_for_every_path(principal_axes):
     }
     results = {}
     for name, kernel in kernels.items():
-        work = data.work(n, 3)
-        np.copyto(work.staged, bodies.state)  # the engine's part reads the staged states
+        carried = data.carried(n, 3)
+        for field in ("state", "moments", "principal", "target", "max_torque"):
+            np.copyto(getattr(carried, field), getattr(bodies, field))
+        np.copyto(carried.staged, bodies.state)  # the engine's part reads the staged states
         out = (np.zeros((n, 7), dtype=np.float32), np.zeros((data.OUTPUTS, n)))
-        fresh = bodies._replace(steps=bodies.steps.copy(), hold=bodies.hold.copy())
-        counts = kernel(
-            tuple(call), tuple(fresh), tuple(equipment), tuple(rules), tuple(law), tuple(work), out
-        )
+        per_call, settings = tuple(call)[:5], tuple(call)[5:]
+        realism = tuple(equipment) if name == "realistic" else ()
+        packed = data.pack(rules), data.pack(law)
+        counts = kernel(per_call, settings, tuple(carried), realism, *packed, out)
         assert counts == (0, 0, 0)
         results[name] = out
     for name in ("realistic", "engine"):
@@ -366,3 +425,28 @@ def test_one_evaluation_for_every_path(principal_axes):
     np.testing.assert_allclose(values[data.REWARD], reward, atol=1e-9)
     assert not values[data.TERMINATED].any() and not values[data.SUCCESS].any()  # no step: no flags
     assert (rate > scenario.max_rate).any()  # the unsafe term was exercised
+
+
+def test_records_of_numbers_travel_packed_and_come_back_field_by_field():
+    """Rules and StartLaw travel as a float and an int array: every field back, by name,
+    in numpy mode and in compiled code, for every built-in scenario."""
+    from rigidrot_gym.attitude import data
+    from rigidrot_gym.attitude.scenario import builtin
+    from rigidrot_gym.attitude.task import rules_of
+
+    unpack_rules, unpack_law = data.unpacker(data.Rules), data.unpacker(data.StartLaw)
+
+    @njit
+    def rebuild_rules(floats, ints):
+        return data.Rules(*unpack_rules(floats, ints))
+
+    @njit
+    def rebuild_law(floats, ints):
+        return data.StartLaw(*unpack_law(floats, ints))
+
+    for scenario in builtin():
+        cases = ((rules_of(scenario), rebuild_rules), (starts.start_law(scenario), rebuild_law))
+        for record, compiled in cases:
+            packed = data.pack(record)
+            assert type(record)(*data.unpacker(type(record))(*packed)) == record
+            assert compiled(*packed) == record

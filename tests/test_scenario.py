@@ -88,8 +88,8 @@ EXPECTED = {
     "disturbance_constant": ("disturbance.constant", 0.0, 1e-5, -1e-5),
     "disturbance_random_walk": ("disturbance.random_walk", 0.0, 1e-5, True),
     "disturbance_correlation_time": ("disturbance.correlation_time", 300.0, 100.0, 0.0),
-    "gravity_gradient": ("disturbance.gravity_gradient", False, True, 0),
-    "orbit_altitude": ("disturbance.orbit_altitude", 500e3, 7e5, -1.0),
+    "gravity_gradient": ("gravity_gradient.enabled", False, True, 0),
+    "orbit_altitude": ("gravity_gradient.orbit_altitude", 500e3, 7e5, -1.0),
     "attitude_noise_deg": ("sensors.attitude_noise_deg", 0.0, 0.1, 200.0),
     "rate_noise": ("sensors.rate_noise", 0.0, 1e-4, 2e6),
     "rate_bias": ("sensors.rate_bias", 0.0, 1e-4, -1e-4),
@@ -482,3 +482,19 @@ def test_the_module_docstring_example_is_a_valid_file(tmp_path):
     path.write_text(example)
     s = load(path)
     assert (s.id, s.dt, s.max_rate, s.start_attitude) == ("RigidRot/Reorient-v0", 0.2, 1.5, "random")
+
+
+def test_the_gravity_gradient_moved_to_its_own_table_and_old_files_load_unchanged(tmp_path):
+    """The component's table, ``[gravity_gradient]``, and the keys older files give it in
+    ``[disturbance]``: the same scenario (digest) either way; both at once is refused."""
+    new = {**MINIMAL, "gravity_gradient": {"enabled": True, "orbit_altitude": 7e5}}
+    old = {**MINIMAL, "disturbance": {"gravity_gradient": True, "orbit_altitude": 7e5}}
+    scenarios = []
+    for name, data in (("new", new), ("old", old)):
+        scenarios.append(load(_write(tmp_path, data, f"{name}.toml")))
+    assert scenarios[0].digest() == scenarios[1].digest()
+    assert scenarios[1].gravity_gradient is True and scenarios[1].orbit_altitude == 7e5
+    assert scenarios[1].gravity.enabled is True and scenarios[1].realistic
+    both = {**new, "disturbance": {"gravity_gradient": True}}
+    with pytest.raises(ScenarioError, match="gravity_gradient"):
+        load(_write(tmp_path, both, "both.toml"))

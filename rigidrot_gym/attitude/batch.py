@@ -30,11 +30,11 @@ import numpy as np
 
 from rigidrot_gym.attitude import data, pipeline, randomization
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components.gravity_gradient import mean_motion
+from rigidrot_gym.attitude.components import gravity_gradient
 from rigidrot_gym.attitude.components.integration import divergence_error, first_failure, valid_state
 from rigidrot_gym.attitude.data import OUTPUTS, REWARD, TERMINATED, TRUNCATED, Features
 from rigidrot_gym.attitude.draws import sources
-from rigidrot_gym.attitude.result import StepResult
+from rigidrot_gym.attitude.result import StepResult, info_of, row_of
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.starts import (
     BIAS,
@@ -56,7 +56,7 @@ from rigidrot_gym.attitude.variates import keys_of
 from rigidrot_gym.physics import integrators, torques, validation
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.inertia import principal_frame
-from rigidrot_gym.physics.integrators.base import STATE_SIZE, Method
+from rigidrot_gym.physics.integrators.base import Method
 
 MAX_BODIES = 2**31 - 1  # bodies in one batch (each holds ~1 kB of state and scratch)
 # Fewer rows than this share of the batch are observed apart (their own compact arrays),
@@ -95,10 +95,12 @@ class AttitudeBatch:
     Every call either completes or raises with the batch unchanged: arguments are
     checked first, and a step is staged (:class:`~rigidrot_gym.attitude.data.Work`) and
     committed only when every advanced state is valid. The state is every attribute but
-    ``_work`` (scratch) and ``_sources`` (the generators' addresses, which a copy or an
-    unpickled batch rebuilds from its own generators), and no attribute is a view of
-    another, so ``copy.deepcopy`` and pickling give a batch that continues bit for bit like
-    the original.
+    the staging and scratch arrays each period writes before it reads them (``_staged``,
+    ``_params``, ``_scratch``, ``_commands``, ``_sensed``), ``_sources`` (the generators' addresses, which a
+    copy or an unpickled batch rebuilds from its own generators) and the tuples the
+    compiled call takes (rebuilt with them), and no attribute is a view of another, so
+    ``copy.deepcopy`` and pickling give a batch that continues bit for bit like the
+    original.
 
     Args:
         scenario: the task; its ``max_episode_steps`` truncates every episode.
@@ -137,25 +139,27 @@ class AttitudeBatch:
         self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
         n, m = self.num_bodies, self.actuators.count
         # Per-body copies (domain randomisation writes rows), stored component-major (the
-        # compiled step's loops over bodies vectorise on them) and read by rows through the
-        # transposed views of the properties below.
-        self._moments = np.tile(moments, (n, 1)).T.copy()
-        self._principal = np.tile(self._nominal[1], (n, 1)).T.copy()
-        self._max_torque = np.tile(self.actuators.max_torque, (n, 1)).T.copy()
-        self._state = np.zeros((STATE_SIZE, n))
-        self._target = np.tile(quat.identity(), (n, 1)).T.copy()
-        self.steps = np.zeros(n, dtype=np.int64)
-        self.hold = np.zeros(n, dtype=np.int64)
+        # compiled step's loops over bodies vectorise on them) as the pipeline takes them
+        # (data.Carried) and read by rows through the transposed views of the properties below.
+        carried = data.carried(n, m)
+        self._state, self._staged, self._params = carried.state, carried.staged, carried.params
+        self._moments, self._principal, self._target = carried.moments, carried.principal, carried.target
+        self._max_torque, self._steps, self._hold = carried.max_torque, carried.steps, carried.hold
+        self._scratch, self._commands, self._sensed = carried.scratch, carried.commands, carried.sensed
+        self._moments[:] = moments[:, None]
+        self._principal[:] = self._nominal[1][:, None]
+        self._max_torque[:] = self.actuators.max_torque[:, None]
+        self._target[:] = quat.identity()[:, None]
         self._rngs: tuple[np.random.Generator, ...] = ()  # none yet: the env sets them at reset
         self._sources = sources(self._rngs)
         self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
         self._out = np.zeros((OUTPUTS, n))
         self._handed_out = False  # obs and _out given away by result(), not to be written
         self._init_equipment()
-        self._rules = tuple(rules_of(scenario))
         self._law = start_law(scenario)  # the start law, for the compiled step's restarts
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
+        self._no_saturation = np.zeros(n, dtype=bool)  # never written: handed out as it is
         self._every = np.ones(n, dtype=bool)
         # What the compiled step reads for an evaluation without a step (float32, as agents'
         # actions are, so that it is the same compiled specialisation).
@@ -167,13 +171,13 @@ class AttitudeBatch:
             self._before = pipeline.kernel_of(None, self.features, "before")
             self._after = pipeline.kernel_of(None, self.features, "after")
             self._kernel = None
-        self._work = data.work(n, m)
+        self._transport()
 
     def _init_equipment(self) -> None:
         """The realism components' per-body state and constants (zeros and empty arrays
         without realism options, which the pipeline never reads)."""
         s, n, m = self.scenario, self.num_bodies, self.actuators.count
-        motion = mean_motion(s.orbit_altitude) if s.gravity_gradient else 0.0
+        gravity_rate, motion, phase_per_period = gravity_gradient.constants(s.gravity, s.dt)
         self._equipment = data.Equipment(
             keys=np.zeros(n, dtype=np.uint64),
             bias=np.zeros((n, 3)),
@@ -192,9 +196,9 @@ class AttitudeBatch:
             correlation_time=float(s.disturbance_correlation_time),
             attitude_noise=float(np.radians(s.attitude_noise_deg)),
             rate_noise=float(s.rate_noise),
-            gravity_rate=3.0 * motion**2,
+            gravity_rate=gravity_rate,
             mean_motion=motion,
-            phase_per_period=motion * s.dt,
+            phase_per_period=phase_per_period,
             end_on_saturation=float(s.reward_unsafe) if s.wheel_terminate_on_saturation else 0.0,
         )
 
@@ -231,6 +235,16 @@ class AttitudeBatch:
         return self._target.T
 
     @property
+    def steps(self) -> np.ndarray:
+        """(N,) int64 steps of each body's episode (a view)."""
+        return self._steps
+
+    @property
+    def hold(self) -> np.ndarray:
+        """(N,) int64 consecutive steps each body has been inside the tolerance (a view)."""
+        return self._hold
+
+    @property
     def wheel_momentum(self) -> np.ndarray:
         """(N, n) wheel momenta about their spin axes, N·m·s (empty without wheels; a view)."""
         return self._equipment.wheel_momentum
@@ -257,17 +271,20 @@ class AttitudeBatch:
                 f"got {len(generators)} items of types {sorted({type(g).__name__ for g in generators})}"
             )
         self._rngs, self._sources = generators, sources(generators)
+        self._transport()
 
     def __getstate__(self) -> dict[str, Any]:
         # The generators' addresses are this process's and these objects': a copy (or an
         # unpickled batch) takes its own generators' (``__setstate__``), never these.
         state = self.__dict__.copy()
-        del state["_sources"]
+        for derived in ("_sources", "_constants"):
+            del state[derived]
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._sources = sources(self._rngs)
+        self._transport()
 
     def inertia(self) -> np.ndarray:
         """(N, 3, 3) body-frame inertia tensors J = B diag(m) Bᵀ of this episode's bodies
@@ -334,7 +351,7 @@ class AttitudeBatch:
         direction = g[:, CONSTANT] / np.linalg.norm(g[:, CONSTANT], axis=-1, keepdims=True)
         e.disturbances[0, rows] = s.disturbance_constant * direction
         e.disturbances[1, rows] = s.disturbance_random_walk * g[:, WALK]  # its stationary law
-        e.phase[rows] = 2.0 * np.pi * u[:, PHASE]
+        gravity_gradient.start(e.phase, rows, u[:, PHASE])
         e.pending[rows] = 0.0
         e.wheel_momentum[rows] = 0.0
         e.saturated[rows] = False
@@ -416,69 +433,72 @@ class AttitudeBatch:
             rows = np.flatnonzero(waiting)
             kept = (rows, self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
         stepped = action is not None
-        call = self._call(action if stepped else self._idle_actions, waiting, stepped, restart)
-        counts = self._run(call, self._bodies(), self._work, obs, out)
+        call = (action if stepped else self._idle_actions, waiting, stepped, restart, self.scenario.substeps)
+        counts = self._run(call, self._carried(), obs, out)
         if any(counts):
             self._raise(counts, call)
         # The staged states become the state: a swap, not a copy.
-        self._state, self._work = self._work.staged, self._work._replace(staged=self._state)
+        self._state, self._staged = self._staged, self._state
         if kept is not None:
             rows = kept[0]
             obs[rows], out[:, rows], self.steps[rows], self.hold[rows] = kept[1:]
         self.obs, self._out, self._handed_out = obs, out, False
 
-    def _call(self, action: np.ndarray, waiting: np.ndarray, stepped: bool, restart: bool) -> data.Period:
-        s = self.scenario
-        return data.Period(
-            action=action,
-            waiting=waiting,
-            stepped=stepped,
-            restart=restart,
-            dt=s.dt,
-            substeps=s.substeps,
-            principal_axes=self._principal_axes,
-            options=self.opts,
+    def _carried(self) -> tuple:
+        """The bodies and their staging area as the compiled call takes them (a plain
+        tuple of :class:`~rigidrot_gym.attitude.data.Carried`'s fields)."""
+        return (
+            self._state,
+            self._moments,
+            self._principal,
+            self._target,
+            self._max_torque,
+            self._steps,
+            self._hold,
+            self._sources,
+            self._staged,
+            self._params,
+            self._scratch,
+            self._commands,
+            self._sensed,
         )
 
-    def _bodies(self, rows: np.ndarray | None = None) -> data.Bodies:
-        """The bodies' records, or C-contiguous copies of the bodies ``rows`` (the same
-        compiled specialisation)."""
-        bodies = data.Bodies(
-            state=self._state,
-            moments=self._moments,
-            principal=self._principal,
-            target=self._target,
-            max_torque=self._max_torque,
-            steps=self.steps,
-            hold=self.hold,
-            sources=self._sources,
+    def _transport(self) -> None:
+        """The records that do not change from call to call, as the plain tuples the
+        compiled call takes (:mod:`~rigidrot_gym.attitude.pipeline`): rebuilt when one of
+        them is replaced (a copy)."""
+        self._constants = (
+            tuple(data.Settings(dt=self.scenario.dt, principal_axes=self._principal_axes, options=self.opts)),
+            tuple(self._equipment) if self.features.realistic else (),
+            data.pack(rules_of(self.scenario)),
+            data.pack(self._law),
         )
-        if rows is None:
-            return bodies
-        return data.Bodies(*(a if a.shape[-1] != self.num_bodies else a.take(rows, axis=-1) for a in bodies))
 
-    def _run(self, call: data.Period, bodies: data.Bodies, work: data.Work, obs, out) -> tuple[int, int, int]:
-        """The pipeline's call on these records: the compiled period, or with an engine its
-        part before the integration, the engine, and its part after."""
-        args = (tuple(bodies), tuple(self._equipment), self._rules, tuple(self._law), tuple(work), (obs, out))
+    def _run(self, call: tuple, carried: tuple, obs, out) -> tuple[int, int, int]:
+        """The pipeline's call on these records (plain tuples of ``Period``'s first fields
+        and of ``Carried``): the compiled period, or with an engine its part before the
+        integration, the engine, and its part after."""
+        settings, equipment, rules, law = self._constants
+        args = (call, settings, carried, equipment, rules, law, (obs, out))
         if self._kernel is None:
-            return self._run_engine(call, bodies, work, args)
+            return self._run_engine(data.Carried(*carried), args)
         if self.num_threads == 1:
-            return self._kernel(tuple(call), *args)
-        return _on_threads(self._kernel, self.num_threads, (tuple(call), *args))
+            return self._kernel(*args)
+        return _on_threads(self._kernel, self.num_threads, args)
 
-    def _run_engine(self, call: data.Period, bodies: data.Bodies, work: data.Work, args: tuple) -> tuple:
+    def _run_engine(self, carried: data.Carried, args: tuple) -> tuple:
         """An engine's period: the pipeline up to the loads, the engine over the stepped
         bodies (gathered), their check, then the pipeline from the commit on."""
-        counts = self._before(tuple(call), *args)
+        counts = self._before(*args)
         if any(counts):
             return counts
-        np.copyto(work.staged, bodies.state)
-        rows = np.flatnonzero(~call.waiting) if call.stepped else np.zeros(0, dtype=np.int64)
+        _, waiting, stepped = args[0][:3]
+        np.copyto(carried.staged, carried.state)
+        rows = np.flatnonzero(~waiting) if stepped else np.zeros(0, dtype=np.int64)
         if rows.size:
-            state = np.ascontiguousarray(bodies.state[:, rows].T)
-            moments = np.ascontiguousarray(bodies.moments[:, rows].T)
-            loads = torques.Loads(np.ascontiguousarray(work.params[:, rows].T))
+            state = np.ascontiguousarray(carried.state[:, rows].T)
+            moments = np.ascontiguousarray(carried.moments[:, rows].T)
+            loads = torques.Loads(np.ascontiguousarray(carried.params[:, rows].T))
             traj, stats = Method.buffers(rows.size, 1, record=False)
             s = self.scenario
             self.method.run(state, moments, loads, 0.0, s.dt, 1, s.substeps, self.opts, False, traj, stats)
@@ -486,19 +506,20 @@ class AttitudeBatch:
             if not valid.all():
                 bad = int(np.argmin(valid))
                 raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), state[bad])
-            work.staged[:, rows] = state.T
-        return self._after(tuple(call), *args)
+            carried.staged[:, rows] = state.T
+        return self._after(*args)
 
-    def _raise(self, counts: tuple[int, int, int], call: data.Period) -> None:
+    def _raise(self, counts: tuple[int, int, int], call: tuple) -> None:
         """The error of a period that committed nothing (:func:`first_failure`)."""
-        kind, body = first_failure(call.action, call.waiting, self._work)
+        action, waiting = call[:2]
+        kind, body = first_failure(action, waiting, self._staged, self._scratch[data.STATS])
         if kind == "action":
             where = f" (env {body})" if self.num_bodies > 1 else ""
-            raise ValueError(f"action must be finite, got {call.action[body].tolist()}{where}")
+            raise ValueError(f"action must be finite, got {action[body].tolist()}{where}")
         s = self.scenario
         if kind == "convergence":
-            raise self.method.convergence_error(counts[1], int((~call.waiting).sum()), self.opts)
-        raise divergence_error(s.integrator, s.dt, s.substeps, body, self._work.staged[:, body])
+            raise self.method.convergence_error(counts[1], int((~waiting).sum()), self.opts)
+        raise divergence_error(s.integrator, s.dt, s.substeps, body, self._staged[:, body])
 
     def _observe_rows(self, rows: np.ndarray) -> None:
         """Observations and outputs of bodies ``rows`` (sorted, distinct) as they are. A few
@@ -509,9 +530,12 @@ class AttitudeBatch:
             k = rows.size
             obs = np.empty((k, self.obs.shape[1]), dtype=self.obs.dtype)
             out = np.empty((OUTPUTS, k))
-            work = data.work(k, self.actuators.count)
-            call = self._call(self._idle_actions[:k], self._no_waiting[:k], False, False)
-            if not any(self._run(call, self._bodies(rows), work, obs, out)):
+            # C-contiguous copies of the rows (the same compiled specialisation); no restart
+            # in this call, so no generator is read
+            gathered = (a.take(rows, axis=-1) for a in self._carried()[:7])
+            carried = (*gathered, *data.carried(k, self.actuators.count)[7:])
+            call = (self._idle_actions[:k], self._no_waiting[:k], False, False, self.scenario.substeps)
+            if not any(self._run(call, carried, obs, out)):
                 if self._handed_out:  # never write an array result() gave away
                     self.obs, self._out, self._handed_out = self.obs.copy(), self._out.copy(), False
                 self.obs[rows], self._out[:, rows] = obs, out
@@ -525,11 +549,9 @@ class AttitudeBatch:
         nothing (the staged states and the outputs go to scratch): the benchmarks' entry
         point to the pipeline's cost (:mod:`rigidrot_gym.tools.bench.phases`)."""
         if self._kernel is None:
-            raise ValueError(
-                f"integrator {self.scenario.integrator!r} is an engine: its period is not one call"
-            )
-        call = self._call(action, self._no_waiting, True, False)._replace(substeps=substeps)
-        self._run(call, self._bodies(), self._work, np.empty_like(self.obs), np.empty_like(self._out))
+            raise ValueError(f"integrator {self.scenario.integrator!r} is an engine: a period is two calls")
+        call = (action, self._no_waiting, True, False, substeps)
+        self._run(call, self._carried(), np.empty_like(self.obs), np.empty_like(self._out))
 
     # ----------------------------------------------------------------- results
 
@@ -537,8 +559,20 @@ class AttitudeBatch:
         """The last step's arrays: the batch's own (its next call writes new ones); the
         wheel arrays, which the batch updates in place, copied."""
         self._handed_out = True
+        if not self.features.wheels:  # nothing to copy: the batch's own empty and false arrays
+            return StepResult(self.obs, self._out, self.wheel_momentum, self._no_saturation)
         return StepResult(self.obs, self._out, self.wheel_momentum.copy(), self.wheel_saturated.copy())
 
     def info(self, i: int) -> dict[str, Any]:
         """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""
-        return StepResult(self.obs, self._out, self.wheel_momentum, self.wheel_saturated).info(i)
+        return info_of(self._out, i, self._wheels(i))
+
+    def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Body i's ``(obs, reward, terminated, truncated, info)`` now (as
+        :meth:`StepResult.row`: copies, so the batch's arrays are not handed out)."""
+        return row_of(self.obs, self._out, i, self._wheels(i))
+
+    def _wheels(self, i: int) -> tuple[np.ndarray, Any] | None:
+        """Body i's wheel momenta and saturation flag (views), None without wheels."""
+        e = self._equipment
+        return (e.wheel_momentum[i], e.saturated[i]) if self.features.wheels else None

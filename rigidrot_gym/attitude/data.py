@@ -10,9 +10,16 @@ every field, empty where a scenario has no use for it.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import functools
+import typing
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 import numpy as np
+
+from rigidrot_gym.physics.integrators.base import STATE_SIZE
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
 
 # Observation: error quaternion (4) and body rates (3), then one column per reaction
 # wheel (its momentum), then, with an actuation delay, the action not yet applied.
@@ -126,16 +133,16 @@ class Work(NamedTuple):
     """A period's staging area: the advanced states before they are committed, and the
     scratch of every component. Each array is written before it is read within every call
     that uses it: nothing in them carries over, and they are not part of the env's state.
-    ``stats``, ``results`` and ``body`` are rows of one (18, N) buffer (:func:`work`), so
-    that a pass over bodies touches one block of memory."""
+    ``stats``, ``actions``, ``results`` and ``body`` are rows of one buffer
+    (:class:`Carried`), so that a pass over bodies touches one block of memory."""
 
     staged: np.ndarray  # (8, N) the advanced states (committed by a swap with Bodies.state)
     params: np.ndarray  # (SIZE, N) the torque parameters held over the period
     stats: np.ndarray  # (2, N) the integrator's statistics (most iterations, total)
-    results: np.ndarray  # (9, N) rows OBSERVED, ANGLE, SPEED of the state evaluated
+    results: np.ndarray  # (10, N) rows OBSERVED, ANGLE, SPEED, EFFORT of the state evaluated
     body: np.ndarray  # (7, N) attitude and rates in the body frame (non-principal bodies)
     actions: np.ndarray  # (n, N) the clipped actions (0 for a body not stepped)
-    commands: np.ndarray  # (N, n) actuator torques after delay, noise and limits, N·m
+    commands: np.ndarray  # (n, N) actuator torques after delay, noise and limits, N·m
     sensed: np.ndarray  # (8, N) the state as the sensors report it (principal axes)
 
 
@@ -147,36 +154,132 @@ class Outputs(NamedTuple):
 
 
 class Period(NamedTuple):
-    """What one call is asked to do, and the per-batch settings it runs with."""
+    """What one call is asked to do (the first five fields, passed per call), and the
+    per-batch settings it runs with (the rest: :class:`Settings`)."""
 
     action: np.ndarray  # (N, n) as given (float32 or float64)
     waiting: np.ndarray  # (N,) bool: bodies not stepped (a vector env's rows to autoreset)
     stepped: bool  # advance the bodies not waiting (else: observe them as they are)
     restart: bool  # the waiting bodies start new episodes (compiled starts only)
-    dt: float  # the control period, s
     substeps: int  # integration steps per period
+    dt: float  # the control period, s
     principal_axes: bool  # every body's frame is principal (B = 1: no rotations)
     options: np.ndarray  # the integrator's options (Method.pack_options)
 
 
+class Settings(NamedTuple):
+    """The per-batch part of a :class:`Period`, passed as one tuple."""
+
+    dt: float
+    principal_axes: bool
+    options: np.ndarray
+
+
 # Rows of Work.results: the observation of the true state (the error quaternion, then the
-# scaled rates), its pointing error (rad) and |ω| (rad/s).
-OBSERVED, ANGLE, SPEED = slice(0, 7), 7, 8
+# scaled rates), its pointing error (rad), |ω| (rad/s) and Σ a_k² of the clipped actions.
+OBSERVED, ANGLE, SPEED, EFFORT = slice(0, 7), 7, 8, 9
 
 
-def work(n: int, actuators: int) -> Work:
-    """A staging area of N bodies with ``actuators`` actuators each."""
-    from rigidrot_gym.physics.integrators.base import STATE_SIZE
-    from rigidrot_gym.physics.torques import SIZE
+# How the records travel into the compiled call. Numba unboxes every argument, and every
+# array or number inside a tuple argument, one by one (about 50 ns an array), so Work's
+# scratch arrays travel as rows of one, which the compiled call slices back into Work's
+# fields by these names (:mod:`~rigidrot_gym.attitude.pipeline`), as the scratch of a
+# period always was. The bodies' arrays stay arrays of their own: stacked as rows of one
+# (measured), the vectorised passes over bodies ran a third slower.
+MAX_ACTUATORS = 4  # rows kept for the actions (the pyramid's four wheels)
+STATS = slice(0, 2)  # rows of Carried.scratch
+ACTIONS_ROW = STATS.stop  # then one row per actuator
+RESULTS = slice(ACTIONS_ROW + MAX_ACTUATORS, ACTIONS_ROW + MAX_ACTUATORS + 10)
+BODY = slice(RESULTS.stop, RESULTS.stop + 7)
+SCRATCH_ROWS = BODY.stop
 
-    buffer = np.zeros((18, n))
-    return Work(
+
+class Carried(NamedTuple):
+    """The fields of :class:`Bodies` and :class:`Work` as they travel into the compiled
+    call (Work's ``stats``, ``actions``, ``results`` and ``body`` as rows of ``scratch``)."""
+
+    state: np.ndarray  # (8, N)
+    moments: np.ndarray  # (3, N)
+    principal: np.ndarray  # (4, N)
+    target: np.ndarray  # (4, N)
+    max_torque: np.ndarray  # (n, N)
+    steps: np.ndarray  # (N,) int64
+    hold: np.ndarray  # (N,) int64
+    sources: np.ndarray  # (2, N) uint64
+    staged: np.ndarray  # (8, N)
+    params: np.ndarray  # (SIZE, N)
+    scratch: np.ndarray  # (SCRATCH_ROWS, N) rows STATS, ACTIONS_ROW …, RESULTS, BODY
+    commands: np.ndarray  # (n, N)
+    sensed: np.ndarray  # (8, N)
+
+
+def carried(n: int, actuators: int) -> Carried:
+    """Zeros for N bodies with ``actuators`` actuators (no generators yet: an empty
+    ``sources``)."""
+    return Carried(
+        state=np.zeros((STATE_SIZE, n)),
+        moments=np.zeros((3, n)),
+        principal=np.zeros((4, n)),
+        target=np.zeros((4, n)),
+        max_torque=np.zeros((actuators, n)),
+        steps=np.zeros(n, dtype=np.int64),
+        hold=np.zeros(n, dtype=np.int64),
+        sources=np.zeros((2, 0), dtype=np.uint64),
         staged=np.zeros((STATE_SIZE, n)),
-        params=np.zeros((SIZE, n)),
-        stats=buffer[0:2],
-        results=buffer[2:11],
-        body=buffer[11:18],
-        actions=np.zeros((actuators, n)),
-        commands=np.zeros((n, actuators)),
+        params=np.zeros((TORQUE_PARAMETERS, n)),
+        scratch=np.zeros((SCRATCH_ROWS, n)),
+        commands=np.zeros((actuators, n)),
         sensed=np.zeros((STATE_SIZE, n)),
     )
+
+
+# Records of numbers only (Rules, StartLaw) travel packed: numba unboxes a number inside a
+# tuple argument for about 25 ns, an array for about 50, so a record's floats travel as
+# one float64 array and its ints as one int64 array, and the compiled call rebuilds the
+# record from them (:func:`unpacker`). Both directions follow the record's own annotations.
+
+
+@functools.cache
+def _leaves(record_type: type) -> tuple[tuple[str, str, int], ...]:
+    """(field, kind, count) of each field of ``record_type``: kind "float", "int" or
+    "bool" (a bool travels as a float, 0 or 1), count 0 for a number and k for a k-tuple."""
+    leaves = []
+    for name, hint in typing.get_type_hints(record_type).items():
+        if typing.get_origin(hint) is tuple:
+            items = typing.get_args(hint)
+            leaves.append((name, items[0].__name__, len(items)))
+        else:
+            leaves.append((name, hint.__name__, 0))
+    return tuple(leaves)
+
+
+def pack(record: NamedTuple) -> tuple[np.ndarray, np.ndarray]:
+    """A record of numbers as (float64 array, int64 array), field by field in order."""
+    floats: list[float] = []
+    ints: list[int] = []
+    for name, kind, count in _leaves(type(record)):
+        values = getattr(record, name) if count else (getattr(record, name),)
+        (ints if kind == "int" else floats).extend(values)
+    return np.array(floats, dtype=np.float64), np.array(ints, dtype=np.int64)
+
+
+@functools.cache
+def unpacker(record_type: type) -> Callable:
+    """A compiled-code function ``(floats, ints) -> tuple`` of ``record_type``'s field
+    values in order, from what :func:`pack` made of a record: ``record_type(*values)``
+    rebuilds it. Generated from the annotations, so that it can never read a field from
+    another's place."""
+    cursor = {"float": 0, "int": 0}
+    fields = []
+    for _, kind, count in _leaves(record_type):
+        source = "ints" if kind == "int" else "floats"
+        start = cursor["int" if kind == "int" else "float"]
+        items = [f"{source}[{start + k}]" for k in range(max(count, 1))]
+        cursor["int" if kind == "int" else "float"] = start + len(items)
+        if kind == "bool":
+            items = [f"({item} != 0.0)" for item in items]
+        fields.append(f"({', '.join(items)},)" if count else items[0])
+    code = f"def unpack(floats, ints):\n    return ({', '.join(fields)},)\n"
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    return jitable(namespace["unpack"])

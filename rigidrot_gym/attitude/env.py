@@ -305,7 +305,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
         self.batch.step(action.reshape(1, -1))
         if self.render_mode == "human":
             self.render()
-        return self.batch.result().row(0)
+        return self.batch.row(0)
 
     def render(self):
         """The current frame (``"rgb_array"``), or draw it in the window (``"human"``)."""

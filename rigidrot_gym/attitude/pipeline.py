@@ -56,12 +56,29 @@ from rigidrot_gym.attitude.components import (
     torquers,
     wheels,
 )
-from rigidrot_gym.attitude.data import Bodies, Equipment, Features, Outputs, Period, Rules, StartLaw, Work
+from rigidrot_gym.attitude.data import (
+    ACTIONS_ROW,
+    BODY,
+    RESULTS,
+    STATS,
+    Bodies,
+    Carried,
+    Equipment,
+    Features,
+    Outputs,
+    Period,
+    Rules,
+    StartLaw,
+    Work,
+    unpacker,
+)
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics.jit import jitable
 
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
+# The records of numbers travel packed (data.pack); these rebuild their fields.
+_RULES, _LAW = unpacker(Rules), unpacker(StartLaw)
 PARTS = ("period", "before", "after")
 
 
@@ -90,7 +107,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 u = wheels.limit_by_momentum(
                     u, equipment.wheel_momentum[i, k], equipment.max_momentum[k], call.dt
                 )
-            work.commands[i, k] = u
+            work.commands[k, i] = u
 
     @jitable
     def hold_loads(bodies, equipment, work, i):
@@ -152,21 +169,45 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 if with_ending and call.stepped:
                     evaluation.end_on_saturation(equipment, out, i)
 
-    def control_period(call, bodies, equipment, rules, law, work, out):
+    def control_period(call, settings, carried, equipment, rules, law, out):
         """One control period (or its part) of every body; the arguments are plain tuples
-        of the records :class:`~rigidrot_gym.attitude.data.Period`, ``Bodies``,
-        ``Equipment``, ``Rules``, ``StartLaw``, ``Work`` and ``Outputs`` (see the module
-        docstring). Returns how many bodies not waiting have (a) a non-finite action
-        (then nothing is staged), (b) an implicit step that did not converge and (c) an
-        invalid staged state; all zero once the period completed."""
-        # One record per statement: numba's parallel loops find a record's type by the
-        # call that built it, which a tuple of several would hide.
-        call = Period(*call)
-        bodies = Bodies(*bodies)
-        equipment = Equipment(*equipment)
-        rules = Rules(*rules)
-        law = StartLaw(*law)
-        work = Work(*work)
+        of the records of :mod:`~rigidrot_gym.attitude.data`: the first five fields of a
+        ``Period`` and its ``Settings``, ``Carried`` (the bodies and their staging area),
+        ``Equipment`` (empty without realism components), ``Rules`` and ``StartLaw``
+        (packed: :func:`~rigidrot_gym.attitude.data.pack`) and ``Outputs`` (see the module
+        docstring). Returns how many bodies not waiting have
+        (a) a non-finite action (then nothing is staged), (b) an implicit step that did not
+        converge and (c) an invalid staged state; all zero once the period completed."""
+        # One record per statement, each built by its class: numba's parallel loops find a
+        # record's type by the call that built it, which a tuple or a function would hide.
+        call = Period(*(call + settings))
+        actuators = call.action.shape[1]
+        carried = Carried(*carried)
+        bodies = Bodies(
+            state=carried.state,
+            moments=carried.moments,
+            principal=carried.principal,
+            target=carried.target,
+            max_torque=carried.max_torque,
+            steps=carried.steps,
+            hold=carried.hold,
+            sources=carried.sources,
+        )
+        scratch = carried.scratch
+        work = Work(
+            staged=carried.staged,
+            params=carried.params,
+            stats=scratch[STATS],
+            results=scratch[RESULTS],
+            body=scratch[BODY],
+            actions=scratch[ACTIONS_ROW : ACTIONS_ROW + actuators],
+            commands=carried.commands,
+            sensed=carried.sensed,
+        )
+        if realistic:
+            equipment = Equipment(*equipment)
+        rules = Rules(*_RULES(*rules))
+        law = StartLaw(*_LAW(*law))
         out = Outputs(*out)
         n = bodies.state.shape[1]
         blocks = (n + BLOCK - 1) // BLOCK

@@ -33,6 +33,24 @@ def _info(
     return info
 
 
+def info_of(values: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
+    """Env i's ``info`` dict from ``values`` (OUTPUTS, N) and its wheel momenta and
+    saturation flag (None without wheels)."""
+    v = values[:, i].tolist()  # Python numbers at once: cheaper than one by one
+    return _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
+
+
+def row_of(
+    obs: np.ndarray, values: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None
+) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+    """Env i's ``(obs, reward, terminated, truncated, info)`` from ``obs`` (N, size),
+    ``values`` (OUTPUTS, N) and its wheels (as :func:`info_of`), as a single env returns
+    them: the observation a copy."""
+    v = values[:, i].tolist()
+    info = _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
+    return obs[i].copy(), v[REWARD], v[TERMINATED] > 0.5, v[TRUNCATED] > 0.5, info
+
+
 class StepResult:
     """One batched step's arrays over the N bodies, safe to keep (the batch never writes
     them again).
@@ -50,6 +68,7 @@ class StepResult:
     def __init__(
         self, obs: np.ndarray, values: np.ndarray, wheel_momentum: np.ndarray, wheel_saturated: np.ndarray
     ) -> None:
+        # The wheel arrays, which the batch updates in place, are the caller's to copy.
         self.obs, self.values = obs, values
         self.wheel_momentum, self.wheel_saturated = wheel_momentum, wheel_saturated
         self._flags: np.ndarray | None = None
@@ -94,18 +113,11 @@ class StepResult:
 
     def info(self, i: int) -> dict[str, Any]:
         """Env i's ``info`` dict (wheel entries only with wheels)."""
-        v = self.values
-        return _info(
-            v[POINTING_DEG, i], v[RATE, i], v[SUCCESS, i] > 0.5, v[IN_TOLERANCE, i] > 0.5, self._wheels(i)
-        )
+        return info_of(self.values, i, self._wheels(i))
 
     def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """Env i's ``(obs, reward, terminated, truncated, info)``, as a single env returns
-        them (the observation a copy; its values read as Python numbers at once, cheaper
-        than one by one)."""
-        v = self.values[:, i].tolist()
-        info = _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, self._wheels(i))
-        return self.obs[i].copy(), v[REWARD], v[TERMINATED] > 0.5, v[TRUNCATED] > 0.5, info
+        """Env i's ``(obs, reward, terminated, truncated, info)``, as a single env returns them."""
+        return row_of(self.obs, self.values, i, self._wheels(i))
 
     def infos(self) -> list[dict[str, Any]]:
         """Every env's ``info`` dict (as :meth:`info`), from each array's values as a list at

@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from rigidrot_gym.attitude.components.gravity_gradient import GravityGradientTable
 from rigidrot_gym.attitude.settings import (
     REQUIRED,
     Check,
@@ -308,13 +309,6 @@ class Disturbance(Table, key="disturbance"):
     correlation_time: float = setting(
         300.0, check=positive, unit="s", flat="disturbance_correlation_time", doc="of that torque"
     )
-    gravity_gradient: bool = setting(
-        False,
-        check=flag,
-        switch=True,
-        doc="the gravity gradient of a circular orbit about the Earth (orbit normal = world z)",
-    )
-    orbit_altitude: float = setting(500e3, check=positive, unit="m", doc="of that orbit")
 
 
 class Sensors(Table, key="sensors"):
@@ -403,6 +397,7 @@ class Scenario:
     termination: Termination
     reward: Reward
     disturbance: Disturbance
+    gravity: GravityGradientTable
     sensors: Sensors
     randomization: Randomization
     source: str = "<keywords>"
@@ -424,11 +419,11 @@ class Scenario:
         """Reaction wheels rather than ideal torques."""
         return self.reaction_wheels.layout != "none"
 
-    @property
+    @functools.cached_property
     def realistic(self) -> bool:
         """Any realism option on: actuator noise or delay, wheels, disturbances, sensor
         noise or domain randomisation (the settings declared ``switch=True`` not at
-        their defaults)."""
+        their defaults). Cached: a scenario is frozen, and envs ask at every step."""
         return any(s.switch and s.value(self) != s.default for s in settings_of(type(self)).values())
 
     def digest(self) -> str:

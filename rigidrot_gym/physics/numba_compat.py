@@ -1,8 +1,15 @@
 """Every use this package makes of numba's and llvmlite's private or undocumented internals.
 
-Three features of :mod:`rigidrot_gym.physics.jit` rest on names that numba and llvmlite do
+Four features of :mod:`rigidrot_gym.physics.jit` rest on names that numba and llvmlite do
 not promise to keep:
 
+* distinct symbols (``numba.core.bytecode.FunctionIdentity._unique_ids``): numba names each
+  compiled function by its qualified name and a per-process counter, so two processes that
+  compile two closures of one factory (the pipeline's components for two scenarios, a
+  method's kernel for two steps) in the same order give them the same symbol; loaded from
+  the cache into one process, the linker keeps the first body for both, and the second
+  kernel silently runs the first's code (numba issue 10486). Random 64-bit ids make every
+  symbol distinct;
 * the package's cache (``numba.core.caching``, ``Dispatcher.enable_caching``): kernels
   stamped with the whole package's source, a damaged cache file recompiled and rewritten,
   kernels compiled in memory where no cache location is writable;
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import secrets
 import sys
 import warnings
 from collections.abc import Callable, Iterable
@@ -32,6 +40,7 @@ from types import ModuleType
 import llvmlite
 import numba
 
+SYMBOLS = "symbols"
 CACHE = "cache"
 EVENTS = "events"
 INLINING = "inlining"
@@ -57,6 +66,10 @@ _CACHE_NAMES = (
 )
 # What each feature's loss costs a user.
 _LOSSES = {
+    SYMBOLS: (
+        "kernels compiled in different processes could share symbols, so the package's "
+        "kernels are not cached on disk: they compile in memory in every process"
+    ),
     CACHE: (
         "they use numba's plain cache: stamped with their own file only (clear the cache "
         "after editing the package), and a damaged cache file or no writable cache location "
@@ -101,6 +114,7 @@ class Package:
 def activate(package: Package) -> None:
     """Install each feature for ``package`` whose internals are all present; warn once for
     each one left out."""
+    _install_unique_symbols()
     _install_cache(package)
     _install_listener(package, inline=_inlining_available())
 
@@ -155,6 +169,30 @@ def _in_package(py_func: Callable, package: Package) -> bool:
         return False
 
 
+# Distinct symbols.
+
+
+class _RandomIds:
+    """An endless iterator of random 64-bit integers, in place of numba's counter of the
+    functions it compiles (``FunctionIdentity._unique_ids``)."""
+
+    def __iter__(self) -> _RandomIds:
+        return self
+
+    def __next__(self) -> int:
+        return secrets.randbits(64)
+
+
+def _install_unique_symbols() -> None:
+    missing = _missing("numba.core.bytecode", ["FunctionIdentity._unique_ids"])
+    if missing:
+        _lose(SYMBOLS, missing)
+        return
+    identity = _module("numba.core.bytecode").FunctionIdentity
+    if not isinstance(identity._unique_ids, _RandomIds):
+        identity._unique_ids = _RandomIds()
+
+
 # The package's cache.
 
 
@@ -186,6 +224,9 @@ def _install_cache(package: Package) -> None:
             _lose(CACHE, ["numba.core.dispatcher.Dispatcher._cache"])
         if CACHE in _lost or not _in_package(self.py_func, package):
             plain(self)
+            return
+        if SYMBOLS in _lost:  # a kernel from another process might run a third one's code
+            self._cache = caching.NullCache()
             return
         try:
             self._cache = package_cache(self.py_func)

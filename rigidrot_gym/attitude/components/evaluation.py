@@ -18,6 +18,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.data import (
     ANGLE,
+    EFFORT,
     IN_TOLERANCE,
     OBS_SIZE,
     POINTING_DEG,
@@ -162,19 +163,22 @@ def assess(call, bodies, rules, work, out, lo, hi):
     state's results (:func:`observe`) and their actions, into ``out.values``; their episode
     counters move on if stepped. A body restarting in this call scores reward 0."""
     results, actions, values = work.results, work.actions, out.values
-    # The rules in a local record: read from their array in the loop, they could alias a write.
     inv_max_rate = 1.0 / rules.max_rate
     inv_actions = 1.0 / actions.shape[0]
+    # Σ_k a_k²: written out for three actuators; for another count in a pass of its own (a
+    # loop over the actuators, or a branch, in the loop below would keep it from
+    # vectorising; 0 + a₀² is a₀² exactly: the same sum, in the same order)
     three = actions.shape[0] == 3
+    if not three:
+        for i in jit.bodies(lo, hi):
+            results[EFFORT, i] = 0.0
+        for k in range(actions.shape[0]):
+            for i in jit.bodies(lo, hi):
+                results[EFFORT, i] += actions[k, i] ** 2
     for i in jit.bodies(lo, hi):
+        sum3 = actions[0, i] ** 2 + actions[1, i] ** 2 + actions[2, i] ** 2
+        effort = select(three, sum3, results[EFFORT, i]) * inv_actions
         angle, rate = results[ANGLE, i], results[SPEED, i]
-        if three:  # loop-invariant: no inner loop, so the loop over bodies vectorises
-            effort = (actions[0, i] ** 2 + actions[1, i] ** 2 + actions[2, i] ** 2) * inv_actions
-        else:
-            effort = 0.0
-            for k in range(actions.shape[0]):
-                effort += actions[k, i] ** 2
-            effort *= inv_actions
         live = call.stepped & (not call.waiting[i])
         reward, inside, success, terminated, truncated, bodies.steps[i], bodies.hold[i] = score(
             angle, rate, effort, rules, inv_max_rate, live, bodies.steps[i], bodies.hold[i]

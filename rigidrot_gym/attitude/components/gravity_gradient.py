@@ -2,12 +2,19 @@
 r̂ is the direction from the Earth, turning at the orbit's mean motion n about world z
 (the orbit normal), from a phase drawn per episode. The torque itself is the library's
 compiled term (:class:`rigidrot_gym.physics.torques.GravityGradient`), evaluated at every
-integrator stage; this component holds its parameters."""
+integrator stage; this component holds its parameters.
+
+A component in full, as the guide "How to add a component" (docs) describes: its
+scenario table (:class:`GravityGradientTable`, ``[gravity_gradient]``), its per-episode
+draw (:func:`start`), its constants (:func:`constants`) and its part of the control period
+(:func:`hold`).
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude.settings import Table, flag, positive, setting
 from rigidrot_gym.physics import torques, validation
 from rigidrot_gym.physics.jit import jitable
 
@@ -15,10 +22,44 @@ MU_EARTH = 3.986004418e14  # gravitational parameter GM of the Earth, m³/s² (W
 R_EARTH = 6378137.0  # equatorial radius of the Earth, m (WGS-84)
 
 
+class GravityGradientTable(Table, key="gravity_gradient"):
+    """The gravity gradient of a circular orbit about the Earth (orbit normal = world z)."""
+
+    enabled: bool = setting(
+        False,
+        check=flag,
+        flat="gravity_gradient",
+        legacy=("disturbance.gravity_gradient",),
+        switch=True,
+        doc="the gravity-gradient torque 3n² r̂ × (J r̂), at every integrator stage",
+    )
+    orbit_altitude: float = setting(
+        500e3,
+        check=positive,
+        unit="m",
+        flat="orbit_altitude",
+        legacy=("disturbance.orbit_altitude",),
+        doc="of the circular orbit, above the Earth's equatorial radius",
+    )
+
+
 def mean_motion(altitude: float) -> float:
     """n = √(μ/R³) (rad/s) of a circular orbit ``altitude`` (m) above the equator's radius."""
     altitude = validation.scalar(altitude, "orbit_altitude", positive=True)
     return float(np.sqrt(MU_EARTH / (R_EARTH + altitude) ** 3))
+
+
+def constants(table: GravityGradientTable, dt: float) -> tuple[float, float, float]:
+    """3n² (1/s²), n (rad/s) and the orbit phase advance per control period ``dt`` (rad);
+    zeros when off (the pipeline then never reads them)."""
+    motion = mean_motion(table.orbit_altitude) if table.enabled else 0.0
+    return 3.0 * motion**2, motion, motion * dt
+
+
+def start(phase: np.ndarray, rows: np.ndarray, uniforms: np.ndarray) -> None:
+    """The orbit phase at the episode start of ``rows``: uniform in [0, 2π) from their
+    uniforms (R,)."""
+    phase[rows] = 2.0 * np.pi * uniforms
 
 
 @jitable

@@ -83,20 +83,23 @@ def stage(step, torque, call, bodies, work, lo, hi):
     return failed, invalid
 
 
-def first_failure(action: np.ndarray, waiting: np.ndarray, work) -> tuple[str, int]:
+def first_failure(
+    action: np.ndarray, waiting: np.ndarray, staged: np.ndarray, stats: np.ndarray
+) -> tuple[str, int]:
     """After a control period that committed nothing: why, and the first body not
-    ``waiting`` concerned. ``"action"``: its action is not finite (then nothing was
-    staged); else ``"convergence"``: its implicit step did not converge; else ``"state"``:
-    its staged state is not a :func:`valid_state` (evaluated on the whole batch at once)."""
+    ``waiting`` concerned (``staged`` (8, N) and ``stats`` (2, N) as the period left
+    them). ``"action"``: its action is not finite (then nothing was staged); else
+    ``"convergence"``: its implicit step did not converge; else ``"state"``: its staged
+    state is not a :func:`valid_state` (evaluated on the whole batch at once)."""
     live = ~waiting
     bad = ~np.isfinite(action).all(axis=1) & live
     if bad.any():
         return "action", int(np.argmax(bad))
-    bad = np.isinf(work.stats[0]) & live
+    bad = np.isinf(stats[0]) & live
     if bad.any():
         return "convergence", int(np.argmax(bad))
     with np.errstate(invalid="ignore", over="ignore"):  # inf · 0 is how it spots non-finite values
-        bad = ~valid_state(tuple(work.staged)) & live
+        bad = ~valid_state(tuple(staged)) & live
     return "state", int(np.argmax(bad))
 
 

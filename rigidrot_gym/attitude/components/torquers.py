@@ -27,7 +27,7 @@ def column4(a, i):
 @jitable
 def hold(call, bodies, work, lo, hi):
     """τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B of bodies ``lo`` … ``hi`` − 1 into the held
-    torque parameters (``work.params``, principal axes), and the clipped actions into
+    torque parameters (``work.params``, principal axes) and the clipped actions into
     ``work.actions``; a body not stepped (waiting, or no step at all) holds
     a = 0. Returns how many stepped bodies have a non-finite action."""
     acts, params, action = work.actions, work.params, call.action

@@ -46,9 +46,9 @@ def advance(equipment, work, dt, i):
     """End of body i's committed period: h_w += u dt (clipped: the commands were cut to
     stay within the limit, so the clip only removes round-off) and its saturation flag."""
     hit = False
-    for k in range(work.commands.shape[1]):
+    for k in range(work.commands.shape[0]):
         limit = equipment.max_momentum[k]
-        h = min(max(equipment.wheel_momentum[i, k] + work.commands[i, k] * dt, -limit), limit)
+        h = min(max(equipment.wheel_momentum[i, k] + work.commands[k, i] * dt, -limit), limit)
         equipment.wheel_momentum[i, k] = h
         hit = hit or abs(h) >= limit * (1.0 - _SATURATION_RTOL)
     equipment.saturated[i] = hit

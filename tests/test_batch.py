@@ -325,6 +325,7 @@ def test_no_state_array_is_a_view_of_another(option):
 
 @pytest.mark.parametrize("how", COPIES)
 @pytest.mark.parametrize("option", ["plain", *REALISM, "WheelReorient-v0"])
+@pytest.mark.slow
 def test_a_copy_taken_mid_episode_continues_in_lockstep(option, how):
     # "plain": the one compiled step, which restarts rows from its table of the generators'
     # addresses (a copy must draw from its own generators, not the original's)
