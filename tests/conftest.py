@@ -1,5 +1,13 @@
-"""Shared pytest configuration: the hypothesis profiles of the property tests, and the
-Ray cluster of the distributed tests.
+"""Shared pytest configuration: the markers and ``--fast``, the durations file, the
+hypothesis profiles of the property tests, and the Ray cluster of the distributed tests.
+
+Markers (declared in pyproject.toml): ``slow`` (a test of several seconds or more),
+``engines`` (PyBullet, MuJoCo or Basilisk run as methods), ``ray`` (a Ray cluster; given
+to every test that uses the ``ray_cluster`` fixture), ``docs`` (the site's build),
+``readme`` (the README's commands), ``training`` (an agent trained). ``--fast`` leaves
+all of them out, the inner loop of a change to the core (``python3 dev.py test --fast``);
+``-m`` selects as usual (``-m engines``). Every run writes each test's seconds (set-up,
+call and tear-down) to ``outputs/test-durations.csv``, slowest first.
 
 Hypothesis: "ci" (the default) runs 25 examples per property, derandomised (the same
 examples on every run) and without an example database (nothing written to the
@@ -11,7 +19,10 @@ demand:
 
 from __future__ import annotations
 
+import csv
 import os
+from collections import defaultdict
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -26,6 +37,59 @@ settings.register_profile(
 )
 settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=_SLOW_IS_FINE)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# What --fast leaves out.
+NOT_FAST = ("slow", "engines", "ray", "docs", "readme", "training")
+DURATIONS = Path(__file__).resolve().parents[1] / "outputs" / "test-durations.csv"
+_seconds: dict[str, float] = defaultdict(float)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help=f"leave out the tests marked {', '.join(NOT_FAST)} (the inner loop: a few minutes)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "ray_cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.ray)
+    if not config.getoption("--fast"):
+        return
+    left_out = [item for item in items if any(item.get_closest_marker(m) for m in NOT_FAST)]
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not any(item.get_closest_marker(m) for m in NOT_FAST)]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _seconds[report.nodeid] += report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if not _seconds or hasattr(session.config, "workerinput"):
+        return
+    DURATIONS.parent.mkdir(exist_ok=True)
+    with DURATIONS.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["test", "seconds"])
+        for nodeid, seconds in sorted(_seconds.items(), key=lambda kv: -kv[1]):
+            writer.writerow([nodeid, f"{seconds:.3f}"])
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    if not _seconds:
+        return
+    by_module: dict[str, float] = defaultdict(float)
+    for nodeid, seconds in _seconds.items():
+        by_module[nodeid.split("::")[0]] += seconds
+    terminalreporter.write_sep("=", "seconds by test module")
+    for module, seconds in sorted(by_module.items(), key=lambda kv: -kv[1]):
+        terminalreporter.write_line(f"{seconds:8.1f}  {module}")
+    total = sum(by_module.values())
+    terminalreporter.write_line(f"{total:8.1f}  in all; every test's: {DURATIONS}")
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,7 @@ def out(tmp_path_factory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_progress_bar_counts_every_run(out):
     # one run per (problem, method) and one drift per method; the library's methods only
     # (whether the engines are registered yet depends on what this process imported)

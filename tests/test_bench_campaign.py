@@ -183,6 +183,7 @@ def test_bench_control_runs_a_scenario_file(tmp_path, monkeypatch, capsys):
     assert len(rows) == 2 and all("Mine/Reorient-v9" in row for row in rows)
 
 
+@pytest.mark.ray
 def test_a_local_ray_instance_listens_on_the_loopback_address_only():
     """In a fresh process without the tests' settings: Ray, left to itself, binds to the
     machine's outward address."""

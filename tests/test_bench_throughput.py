@@ -14,6 +14,7 @@ from rigidrot_gym.tools.bench import phases, throughput
 from rigidrot_gym.tools.cli import main
 
 
+@pytest.mark.slow
 def test_quick_throughput_benchmark(tmp_path, capsys):
     assert main(["bench", "throughput", "--quick", "--out", str(tmp_path)]) == 0
     text = capsys.readouterr().out
@@ -35,6 +36,7 @@ def test_quick_throughput_benchmark(tmp_path, capsys):
     assert f"Machine: {platform_model()} " in text
 
 
+@pytest.mark.slow
 def test_a_second_process_loads_every_kernel_from_the_cache():
     times = throughput.compile_times()
     assert times.kernels and not times.recompiled, times

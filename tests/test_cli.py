@@ -32,6 +32,7 @@ def _table(text: str) -> dict[str, list[str]]:
     return rows
 
 
+@pytest.mark.slow
 def test_demo_end_to_end(tmp_path, capsys):
     assert main(["demo", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
@@ -122,6 +123,7 @@ def test_every_tool_writes_under_outputs_unless_told_otherwise():
         assert out.default == Path("outputs") / name, name
 
 
+@pytest.mark.slow
 def test_demo_without_the_render_extra(tmp_path):
     # PyBullet and imageio made absent the way Python's import system knows: a None entry
     # in sys.modules makes `import pybullet` raise ModuleNotFoundError.

@@ -159,6 +159,7 @@ def test_heavy_top_torque_matches_independent_formula(top):
 
 
 @pytest.mark.parametrize("form", ["torque", "potential"])
+@pytest.mark.slow
 def test_heavy_top_nielsen_krenk_conserves_energy_and_vertical_momentum(top, form):
     q0 = quat.from_rotvec([0.5, 0.0, 0.0])
     w0 = np.array([0.0, 0.0, 60.0])  # a fast top

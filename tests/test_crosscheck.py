@@ -18,6 +18,8 @@ from rigidrot_gym.tools.cli import build_parser, main
 pytest.importorskip("mujoco")
 pytest.importorskip("Basilisk")
 
+pytestmark = pytest.mark.engines
+
 
 def test_exact_flip_period_matches_the_reversals_of_the_exact_solution():
     """2K(k)/λ from scipy's K against the sign changes of ω2 in our Jacobi-elliptic

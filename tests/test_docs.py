@@ -32,6 +32,8 @@ import importlib
 
 from rigidrot_gym.physics import integrators
 
+pytestmark = pytest.mark.docs
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = ROOT / "rigidrot_gym"
 

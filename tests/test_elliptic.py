@@ -377,6 +377,7 @@ def _compiled(x, y, z, p, phi, n, m):
     return out
 
 
+@pytest.mark.slow
 def test_compiled_and_numpy_modes_agree(rng):
     size = 300
     x, y, z = rng.uniform(0.0, 5.0, (3, size))

@@ -25,6 +25,8 @@ from rigidrot_gym.physics.torques import Loads
 pytest.importorskip("mujoco")
 pytest.importorskip("Basilisk")
 
+pytestmark = pytest.mark.engines
+
 ENV = "RigidRot/Reorient-v0"
 VARIANTS = [
     "pybullet",

@@ -20,6 +20,7 @@ import pickle
 import cloudpickle
 import gymnasium as gym
 import numpy as np
+import pytest
 from envstate import assert_same_state, state
 from hypothesis import given
 from hypothesis import strategies as st
@@ -151,6 +152,7 @@ COPIES = [
     at=st.integers(0, 10),
     actions=actions_for(25, 2, 4),
 )
+@pytest.mark.slow
 def test_copies_continue_in_lockstep(config, seed, how, at, actions):
     env_id, overrides = config
     scenario = find(env_id).with_overrides(**overrides, max_episode_steps=8)

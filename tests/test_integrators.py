@@ -58,6 +58,7 @@ def _gravity_torque(t, q, w):
 
 
 @pytest.mark.parametrize("name", {**ORDERS, **SPLITTINGS})
+@pytest.mark.slow
 def test_order_with_orientation_dependent_torque_vs_dop853(name):
     T = 3.0
     q_ref, w_ref = solve(Q0, W0, I_ASYM, [T], torque=_gravity_torque)
@@ -94,6 +95,7 @@ def test_splittings_are_exact_without_torque(name):
 
 
 @pytest.mark.parametrize("name", [*ORDERS, *SPLITTINGS, "semi_implicit"])
+@pytest.mark.slow
 def test_compiled_and_numpy_paths_agree(name):
     """The same step runs compiled (constant torque) and vectorised (callable torque)."""
     tau = np.array([0.1, -0.05, 0.2])

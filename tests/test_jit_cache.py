@@ -125,6 +125,7 @@ def _child(folder: Path, *, cache_dir: Path | None, home: Path, real: bool = Fal
     return json.loads(done.stdout.splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_no_writable_cache_location_compiles_in_memory_with_one_warning(workspace):
     home = workspace / "home"
     home.mkdir()
@@ -158,6 +159,7 @@ def test_no_writable_cache_location_compiles_in_memory_with_one_warning(workspac
         (".nbc", b"\x80\x05not a pickle", "UnpicklingError"),
     ],
 )
+@pytest.mark.slow
 def test_a_damaged_cache_file_is_recompiled_and_rewritten(workspace, suffix, garbage, error):
     cache = workspace / "cache"
     cache.mkdir(mode=0o777)

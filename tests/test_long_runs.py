@@ -85,7 +85,9 @@ def test_a_run_cut_into_chunks_is_bitwise_the_run_in_one_call(method, kwargs):
 
 
 CHILD = """
-import sys
+import signal, sys
+# A shell starts background jobs with SIGINT ignored, and children inherit that.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from rigidrot_gym.physics import propagate
 propagate([1, 0, 0, 0], [0.1, 0.2, 0.3], [1, 2, 3], 0.1, 1, method="rk4")  # compiled before the clock
 print("running", flush=True)
@@ -98,6 +100,7 @@ print("finished", flush=True)
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_interrupts_a_long_compiled_run():
     """2**40 sub-steps take about a day; SIGINT must stop them within seconds."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

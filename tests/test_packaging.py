@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -31,6 +33,7 @@ def test_extras_state_ranges_not_pins():
     assert "torch>=2.3" in extras["train"]
 
 
+@pytest.mark.slow
 def test_wheel_ships_the_scenarios_and_registers_the_envs(tmp_path):
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(tmp_path)],

@@ -16,6 +16,8 @@ from rigidrot_gym.physics.exact import torque_free
 from rigidrot_gym.physics.propagate import propagate
 from rigidrot_gym.tools.crosscheck import flip_times
 
+pytestmark = pytest.mark.engines
+
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize([0.9, 0.2, -0.3, 0.25])
 W0 = np.array([0.4, 1.1, -0.3])

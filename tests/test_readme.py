@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.readme
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 # The quick start itself: what this test's environment already is.

@@ -65,6 +65,7 @@ def _momentum_drift(integrator: str, layout: str = "pyramid", substeps: int = 1)
         ("nielsen_krenk", "pyramid", 2, 1e-4),
     ],
 )
+@pytest.mark.slow
 def test_wheels_conserve_total_momentum_while_the_body_turns(integrator, layout, order, bound):
     # With no external torque the body and wheels only exchange momentum: q (Jω + A h_w) q*
     # is constant, and an integrator of order p keeps it to O(hᵖ).
@@ -73,6 +74,7 @@ def test_wheels_conserve_total_momentum_while_the_body_turns(integrator, layout,
     assert np.log(coarse / fine) / np.log(4.0) == pytest.approx(order, abs=0.25)
 
 
+@pytest.mark.slow
 def test_game_engine_integrator_does_not_conserve_it():
     # the same measurement resolves the explicit Euler step's drift (first order)
     assert _momentum_drift("euler", substeps=16) > 1e-2

@@ -15,6 +15,8 @@ import pytest
 import rigidrot_gym  # noqa: F401  (registers the ids)
 
 pytest.importorskip("ray.rllib")
+
+pytestmark = pytest.mark.training
 TRAINING = Path(__file__).resolve().parents[1] / "training"
 STEPS = 40  # episode length for the test, so that episodes end within the tiny budget
 

@@ -17,6 +17,9 @@ import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.control import agents
 
 pytest.importorskip("rliable")
+
+pytestmark = pytest.mark.training
+
 TRAINING = Path(__file__).resolve().parents[1] / "training"
 TINY = ["n_timesteps=1024", "n_envs=4", "n_steps=64", "batch_size=128", "n_epochs=1"]
 

@@ -91,6 +91,7 @@ def _recorded(calls: list[np.ndarray]):
 @pytest.mark.parametrize("method", METHODS)
 @settings(max_examples=8)
 @given(state=states())
+@pytest.mark.slow
 def test_a_sign_dependent_law_sees_the_trajectorys_quaternion(method, state):
     q0, w0 = state
     calls: list[np.ndarray] = []

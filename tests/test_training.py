@@ -21,6 +21,8 @@ import yaml
 import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.control import agents
 
+pytestmark = pytest.mark.training
+
 ROOT = Path(__file__).resolve().parents[1]
 TRAINING = ROOT / "training"
 AGENTS = TRAINING / "agents"
