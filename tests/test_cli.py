@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from compilations import COUNT_COMPILATIONS
 from reference import angle, body_to_world, solve
 
 from rigidrot_gym.physics import integrators
@@ -212,3 +214,75 @@ def test_an_output_path_that_cannot_be_written_fails_before_any_work(tmp_path, c
     err = capsys.readouterr().err
     assert re.search(match, err) and err.count("\n") == 1, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing written
+
+
+# Counts the kernels a process compiles while it makes, resets and steps the single env and
+# a 2-env vector env of argv[1] with the integrator argv[2].
+_COMPILED_BY_A_FIRST_STEP = """
+import sys
+import gymnasium as gym, numpy as np, rigidrot_gym
+"""
+_COMPILED_BY_A_FIRST_STEP += (
+    COUNT_COMPILATIONS
+    + """
+env_id, integrator = sys.argv[1:]
+for env in (gym.make(env_id, integrator=integrator), gym.make_vec(env_id, 2, integrator=integrator)):
+    env.reset(seed=1)
+    env.step(np.zeros(env.action_space.shape, dtype=np.float32))
+print(len(compiled))
+"""
+)
+
+
+def _compiled_by_a_first_step(cache: Path, env_id: str, integrator: str) -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", _COMPILED_BY_A_FIRST_STEP, env_id, integrator],
+        env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1])
+
+
+_RIGIDROT = "import sys; from rigidrot_gym.tools.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@pytest.mark.slow
+def test_compile_leaves_nothing_to_compile_at_a_later_first_step(tmp_path):
+    cache = tmp_path / "cache"
+    argv = ["compile", "RigidRot/Detumble-v0", "--integrators", "euler", "--workers", "1"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from rigidrot_gym.tools.cli import main; sys.exit(main(sys.argv[1:]))",
+        ]
+        + argv,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(cache)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"^\| RigidRot/Detumble-v0 \| euler \| [\d.]+ \| [\d.]+ \|$", done.stdout, flags=re.M)
+    assert _compiled_by_a_first_step(cache, "RigidRot/Detumble-v0", "euler") == 0
+    # The same count, for an integrator the command was not asked for, sees the compilations.
+    assert _compiled_by_a_first_step(cache, "RigidRot/Detumble-v0", "semi_implicit") > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (
+            ["compile", "RigidRot/Nope-v0"],
+            r"env id 'RigidRot/Nope-v0' is not registered; the package's ids: .*-v0",
+        ),
+        (["compile", "--workers", "0"], r"workers must be a positive integer or None, got 0"),
+    ],
+)
+def test_compile_refuses_bad_input_in_one_line(capsys, argv, match):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(rf"rigidrot: error: {match}\n", err), err

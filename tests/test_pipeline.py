@@ -30,6 +30,7 @@ import gymnasium as gym
 import numba
 import numpy as np
 import pytest
+from compilations import COUNT_COMPILATIONS
 from numba import njit
 
 from rigidrot_gym.attitude import pipeline, starts
@@ -84,14 +85,10 @@ def test_reset_uniforms_are_each_generators_own_draws(env_id, count):
 
 _FIRST_STEP = """
 import numpy as np, gymnasium as gym, rigidrot_gym
-from numba.core import event
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Listener())
+"""
+_FIRST_STEP += (
+    COUNT_COMPILATIONS
+    + """
 env = gym.make("RigidRot/Reorient-v0", integrator="{method}")
 env.reset(seed=0)
 env.step(np.zeros(3, dtype=np.float32))
@@ -100,6 +97,7 @@ vec.reset(seed=0)
 vec.step(np.zeros((32, 3), dtype=np.float32))
 print(len(compiled))
 """
+)
 
 
 @pytest.mark.slow
