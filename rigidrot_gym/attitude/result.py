@@ -33,11 +33,15 @@ def _info(
     return info
 
 
+def _column_info(v: list[float], wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
+    """The ``info`` dict of one env's column of values, as Python numbers."""
+    return _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
+
+
 def info_of(values: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
     """Env i's ``info`` dict from ``values`` (OUTPUTS, N) and its wheel momenta and
     saturation flag (None without wheels)."""
-    v = values[:, i].tolist()  # Python numbers at once: cheaper than one by one
-    return _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
+    return _column_info(values[:, i].tolist(), wheels)  # Python numbers at once: cheaper
 
 
 def row_of(
@@ -47,8 +51,7 @@ def row_of(
     ``values`` (OUTPUTS, N) and its wheels (as :func:`info_of`), as a single env returns
     them: the observation a copy."""
     v = values[:, i].tolist()
-    info = _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
-    return obs[i].copy(), v[REWARD], v[TERMINATED] > 0.5, v[TRUNCATED] > 0.5, info
+    return obs[i].copy(), v[REWARD], v[TERMINATED] > 0.5, v[TRUNCATED] > 0.5, _column_info(v, wheels)
 
 
 class StepResult:
