@@ -137,6 +137,24 @@ def test_a_new_run_never_writes_into_an_existing_one(tmp_path, monkeypatch):
     assert agents.read_config(tmp_path / "ppo" / "RigidRot-Reorient-v0_2")["seed"] == 2
 
 
+def test_a_run_with_a_class_in_policy_kwargs_from_the_command_line_loads(tmp_path, monkeypatch):
+    # The zoo writes policy_kwargs given on the command line evaluated: the activation class
+    # becomes a PyYAML python/name tag in config.yml.
+    monkeypatch.chdir(ROOT)
+    kwargs = "policy_kwargs:dict(net_arch=[8],activation_fn=nn.ReLU)"
+    argv = ["--env", "RigidRot/Reorient-v0", "-f", str(tmp_path), "-n", "128", "--eval-freq", "-1"]
+    _script("train").main([*argv, "--verbose", "0", "--seed", "1", "--hyperparams", *TINY["ppo"], kwargs])
+    run = tmp_path / "ppo" / "RigidRot-Reorient-v0_1"
+    written = (run / "RigidRot-Reorient-v0" / "config.yml").read_text()
+    assert "python/name:torch.nn.modules.activation.ReLU" in written
+    config = agents.read_config(run)
+    assert config["policy_kwargs"]["activation_fn"] == "torch.nn.modules.activation.ReLU"
+    agent = agents.load(run)
+    assert agent.model.policy.activation_fn.__name__ == "ReLU"  # the model file's own
+    action, _ = agent.predict(np.zeros(7, dtype=np.float32))
+    assert action.shape == (3,)
+
+
 @pytest.mark.parametrize("run", COMMITTED, ids=[p.name for p in COMMITTED])
 def test_committed_agents_load_and_act(run):
     agent = agents.load(run)
@@ -156,6 +174,7 @@ def test_committed_agents_are_the_ones_the_readme_names():
         "RigidRot-Reorient-v0_1",
         "RigidRot-Reorient-v0_2",
         "RigidRot-Reorient-v0_3",
+        "RigidRot-Reorient-v0_4",
         "RigidRot-WheelReorient-v0_1",
     ]
     semi = [
@@ -175,11 +194,13 @@ def test_the_fast_config_is_ppo_yml_with_fewer_steps_and_made_the_committed_agen
     fast, default = (_hyperparameters(name, "RigidRot/Reorient-v0") for name in ("ppo_fast", "ppo"))
     assert (fast.pop("n_timesteps"), default.pop("n_timesteps")) == (6e5, 4e6)
     assert fast == default
-    run = AGENTS / "ppo" / "RigidRot-Reorient-v0_3"
-    config = agents.read_config(run)
-    assert {k: config[k] for k in fast} == fast and config["seed"] == 0
-    command = (run / "RigidRot-Reorient-v0" / "command.txt").read_text().split()
-    assert command[command.index("--conf-file") + 1] == "training/hyperparams/ppo_fast.yml"
+    for name, threads in (("RigidRot-Reorient-v0_3", "1"), ("RigidRot-Reorient-v0_4", "2")):
+        run = AGENTS / "ppo" / name
+        config = agents.read_config(run)
+        assert {k: config[k] for k in fast} == fast and config["seed"] == 0
+        command = (run / "RigidRot-Reorient-v0" / "command.txt").read_text().split()
+        assert command[command.index("--conf-file") + 1] == "training/hyperparams/ppo_fast.yml"
+        assert command[command.index("--num-threads") + 1] == threads
 
 
 def test_evaluate_writes_only_into_its_output_folder(tmp_path):

@@ -24,9 +24,12 @@ import numpy as np
 
 ALGORITHMS = ("ppo", "sac", "td3")
 # The zoo writes its YAML files with PyYAML's Python tags (an OrderedDict of the keys,
-# tuples among the values); these are the only ones read, without PyYAML's unsafe loader.
+# tuples among the values, a class such as torch.nn.ReLU in policy_kwargs given on the
+# command line); these are the only ones read, without PyYAML's unsafe loader, a class as
+# its dotted name (nothing is imported: the model file holds the policy's own).
 _ORDERED_DICT = "tag:yaml.org,2002:python/object/apply:collections.OrderedDict"
 _TUPLE = "tag:yaml.org,2002:python/tuple"
+_NAME = "tag:yaml.org,2002:python/name:"
 
 
 class Agent:
@@ -68,6 +71,7 @@ def read_yaml(path: Path) -> dict:
 
     Loader.add_constructor(_ORDERED_DICT, lambda loader, node: dict(loader.construct_sequence(node, True)[0]))
     Loader.add_constructor(_TUPLE, lambda loader, node: tuple(loader.construct_sequence(node, True)))
+    Loader.add_multi_constructor(_NAME, lambda loader, suffix, node: suffix)
     return yaml.load(path.read_text(), Loader=Loader) or {}
 
 
