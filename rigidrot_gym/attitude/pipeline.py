@@ -40,7 +40,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
-from numba import njit, prange
+from numba import prange
 
 from rigidrot_gym.attitude.components import (
     actions,
@@ -73,7 +73,7 @@ from rigidrot_gym.attitude.data import (
     unpacker,
 )
 from rigidrot_gym.physics import torques
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.jit import jitable, kernel
 
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
@@ -241,7 +241,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
 
     # Numba's cache tells kernels apart by name, code and closure, not by their flags.
     control_period.__qualname__ += f"_{part}" + ("_parallel" if parallel else "")
-    return njit(cache=True, error_model="numpy", parallel=parallel)(control_period)
+    return kernel(control_period, parallel)
 
 
 @functools.cache

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from numba import njit
 
 from rigidrot_gym.attitude import randomization
 from rigidrot_gym.attitude.data import FIXED, NEAR_TARGET, RANDOM, StartLaw
@@ -20,7 +19,7 @@ from rigidrot_gym.attitude.draws import draw, sources
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.variates import box_muller, normal_pair
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.jit import jitable, kernel
 from rigidrot_gym.physics.quaternion import qexp, qmul, qnorm
 
 # Uniform variates per episode start, one generator call per body. Every scenario draws
@@ -108,7 +107,7 @@ def start_state(v, law):
     return q, w, target
 
 
-@njit(cache=True, error_model="numpy")
+@kernel
 def _start_states(generators, law, variates, starts):
     law = StartLaw(*law)
     for j in range(variates.shape[0]):

@@ -30,11 +30,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import bodies, jitable
+from rigidrot_gym.physics.jit import bodies, jitable, kernel
 from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
 from rigidrot_gym.physics.torques import WORLD, Loads, body_torque, model_potential, model_torque, parameters
 
@@ -180,7 +179,7 @@ def _compile_run(step: Callable, torque: Callable) -> Callable:
         )
 
     # Numba's cache tells the two apart by their closures (step and torque model).
-    return njit(cache=True, error_model="numpy")(run)
+    return kernel(run)
 
 
 @functools.cache

@@ -9,11 +9,11 @@
   two best times of one more sub-step alone is within the machine's noise, and came out
   below the arithmetic peak in one run);
 * :func:`arithmetic_peak`: floating-point operations per second of a tight multiply-add loop
-  compiled the same way as the kernels (numba, no fast-math: a multiply and an add, not
-  contracted into an FMA), vectorised over elements with eight independent chains each
-  (with four, a chain's multiply waits on its add, and an RK4 step measured faster than
-  the loop on an Intel Xeon with AVX-512), the best of several runs: this core's attainable
-  peak for such code;
+  compiled the same way as the kernels (:func:`~rigidrot_gym.physics.jit.kernel`: a
+  multiply and an add, not contracted into an FMA), vectorised
+  over elements with eight independent chains each (with four, a chain's multiply waits
+  on its add, and an RK4 step measured faster than the loop on an Intel Xeon with
+  AVX-512), the best of several runs: this core's attainable peak for such code;
 * :data:`RK4_FLOPS`: the operations of one RK4 step of one body with a held body torque.
 
 The machines are shared: each figure is the best of alternating repeats.
@@ -25,7 +25,8 @@ import time
 
 import gymnasium as gym
 import numpy as np
-from numba import njit
+
+from rigidrot_gym.physics.jit import kernel
 
 # One RK4 step of one body with a body torque (rigidrot_gym.physics.integrators.rk4.step),
 # counted by hand: per stage q̇ = ½ q ⊗ ω (24) and ω̇ = I⁻¹(τ − ω × Iω) (18), four stages
@@ -41,7 +42,7 @@ _CHAIN = 16  # multiply-adds per chain and pass; eight independent chains per el
 _FLOPS_PER_ELEMENT = 2 * 8 * _CHAIN  # a multiply and an add per multiply-add
 
 
-@njit(cache=True)
+@kernel
 def _multiply_add(x, a, b, passes):
     for _ in range(passes):
         for i in range(x.size):
