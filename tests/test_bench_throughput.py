@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import math
 import platform
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,38 @@ def test_quick_throughput_benchmark(tmp_path, capsys):
     assert (tmp_path / "throughput.png").stat().st_size > 0
     # the report names the machine it was measured on: its ratios are that machine's
     assert f"Machine: {platform_model()} " in text
+    # and the run's row in history.csv holds the ratios of its table
+    with open(tmp_path / "history.csv") as f:
+        (history,) = list(csv.DictReader(f))
+    table = (tmp_path / "throughput.md").read_text()
+    assert history["run"] == "quick" and history["machine"] in table
+    single = _row(table, "(RigidRot/Reorient-v0 vs Pendulum-v1)")
+    assert f"{history['single_reorient_vs_pendulum']} |" in single
+    assert f"{history['vector_wheelreorient_vs_cartpole']} |" in _row(
+        table, f"({throughput.REALISTIC_ID} vs CartPole-v1)"
+    )
+
+
+def _row(table: str, label: str) -> str:
+    return next(line for line in table.splitlines() if label in line)
+
+
+def test_history_rows_are_appended_under_one_header(tmp_path):
+    path = tmp_path / "history.csv"
+    row = dict.fromkeys(throughput.HISTORY_COLUMNS)
+    throughput.append_history(path, {**row, "date": "2026-11-26", "single_reorient_vs_pendulum": 1.704})
+    throughput.append_history(path, {**row, "date": "2026-11-27", "run": "quick"})
+    lines = path.read_text().splitlines()
+    assert lines[0] == ",".join(throughput.HISTORY_COLUMNS)
+    assert lines[1].startswith("2026-11-26,,,,1.70,") and lines[2] == "2026-11-27,,,quick" + "," * 6
+
+
+def test_a_run_names_the_checkout_commit_it_measured():
+    root = Path(throughput.__file__).resolve().parents[3]
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True)
+    if head.returncode != 0:
+        pytest.skip("not a git checkout")
+    assert throughput.commit().startswith(head.stdout.strip()[:7])
 
 
 @pytest.mark.slow

@@ -17,6 +17,10 @@
 * rendering (``[render]`` extra): ms per 320×240 frame, and the single env's steps/s
   created with ``render_mode="rgb_array"`` but not drawing, against no render mode.
 
+Each run also appends its headline ratios to ``history.csv`` in its output folder (one row
+per run: date, the package's git commit, machine, full or quick), so that the committed
+folder keeps the history of the committed runs and a working folder that of its own.
+
 The machines are shared and noisy: peer and candidate alternate in short runs and the
 median of the per-pair ratios is reported.
 """
@@ -32,13 +36,14 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import gymnasium as gym
 import llvmlite.binding as llvm
 import numba
 import numpy as np
 
-import rigidrot_gym  # noqa: F401  (registers the ids)
+import rigidrot_gym  # registers the ids; its version and location name a run
 from rigidrot_gym.attitude import scenario
 from rigidrot_gym.tools.bench.phases import RK4_DIVISIONS_AND_ROOTS, RK4_FLOPS, arithmetic_peak, phase_costs
 from rigidrot_gym.tools.report import markdown_table
@@ -102,6 +107,48 @@ class Report:
     single_ratio: float
     vector_ratio: float
     text: str
+
+
+# history.csv: a run's headline ratios (None where the run did not measure one).
+HISTORY_COLUMNS = (
+    "date",
+    "commit",
+    "machine",
+    "run",
+    "single_reorient_vs_pendulum",
+    "vector_reorient_vs_cartpole",
+    "vector_reorient_2_threads_vs_cartpole",
+    "single_wheelreorient_vs_pendulum",
+    "vector_wheelreorient_vs_cartpole",
+    "first_step_s",
+)
+
+
+def commit() -> str:
+    """The package's git commit (``git describe --always --dirty``) when it runs from a
+    checkout, else its version."""
+    root = Path(rigidrot_gym.__file__).resolve().parents[1]
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], cwd=root, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        out = None
+    if out is not None and out.returncode == 0 and (root / ".git").exists():
+        return out.stdout.strip()
+    return f"version {rigidrot_gym.__version__}"
+
+
+def append_history(path: Path, row: dict[str, Any]) -> None:
+    """Append ``row`` (keys :data:`HISTORY_COLUMNS`; floats written to 2 decimals, None as
+    empty) to the CSV file ``path``, writing its header first if it is new."""
+    new = not path.exists()
+    with open(path, "a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=HISTORY_COLUMNS)
+        if new:
+            writer.writeheader()
+        cells = {k: f"{v:.2f}" if isinstance(v, float) else ("" if v is None else v) for k, v in row.items()}
+        writer.writerow(cells)
 
 
 def _single_rate(env_id: str, steps: int) -> float:
@@ -304,6 +351,7 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
             _ratio_row(f"native vector env, {n_vec} envs, env-steps/s ({candidate} vs CartPole-v1)", vector),
         ]
     threads = min(2, numba.config.NUMBA_NUM_THREADS)
+    threaded = None
     if threads > 1:
         vector = _paired_ratio(
             lambda: _vector_rate(env_id, n_vec, "native", seconds, num_threads=threads),
@@ -311,6 +359,7 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
             repeats,
         )
         label = f"native vector env, {n_vec} envs, {threads} threads (`num_threads={threads}`), env-steps/s"
+        threaded = vector[0]
         rows.append(_ratio_row(f"{label} ({env_id} vs CartPole-v1 on one)", vector))
     curve: dict[str, dict[int, float]] = {
         f"{env_id} native vector env": {},
@@ -373,5 +422,21 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
         ]
     )
     (out_dir / "throughput.md").write_text(text + "\n")
-    text += f"\n\nWrote throughput.md, throughput.csv, throughput.png into {out_dir}/"
+    realistic = headline.get(REALISTIC_ID, (None, None))
+    history = {
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "commit": commit(),
+        "machine": machine(),
+        "run": "quick" if quick else "full",
+        "single_reorient_vs_pendulum": headline[env_id][0],
+        "vector_reorient_vs_cartpole": headline[env_id][1],
+        "vector_reorient_2_threads_vs_cartpole": threaded,
+        "single_wheelreorient_vs_pendulum": realistic[0],
+        "vector_wheelreorient_vs_cartpole": realistic[1],
+        "first_step_s": compiled.cold[0],
+    }
+    append_history(out_dir / "history.csv", history)
+    text += (
+        f"\n\nWrote throughput.md, throughput.csv, throughput.png and a row of history.csv into {out_dir}/"
+    )
     return Report(single_ratio=headline[env_id][0], vector_ratio=headline[env_id][1], text=text)
