@@ -328,6 +328,7 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
     """Measure everything, write ``throughput.md``, ``throughput.csv`` and
     ``throughput.png`` into ``out_dir``, and return the report."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    measured = commit()  # before this run writes anything (a results folder in the checkout)
     single_steps, repeats, seconds = (2000, 3, 0.05) if quick else (20000, 7, 0.5)
     counts = COUNTS[:5] if quick else COUNTS
 
@@ -425,7 +426,7 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
     realistic = headline.get(REALISTIC_ID, (None, None))
     history = {
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
-        "commit": commit(),
+        "commit": measured,
         "machine": machine(),
         "run": "quick" if quick else "full",
         "single_reorient_vs_pendulum": headline[env_id][0],
