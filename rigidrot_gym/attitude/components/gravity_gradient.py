@@ -15,11 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.settings import Table, flag, positive, setting
-from rigidrot_gym.physics import torques, validation
+from rigidrot_gym.physics import earth, torques, validation
 from rigidrot_gym.physics.jit import jitable
-
-MU_EARTH = 3.986004418e14  # gravitational parameter GM of the Earth, m³/s² (WGS-84)
-R_EARTH = 6378137.0  # equatorial radius of the Earth, m (WGS-84)
 
 
 class GravityGradientTable(Table, key="gravity_gradient"):
@@ -46,7 +43,7 @@ class GravityGradientTable(Table, key="gravity_gradient"):
 def mean_motion(altitude: float) -> float:
     """n = √(μ/R³) (rad/s) of a circular orbit ``altitude`` (m) above the equator's radius."""
     altitude = validation.scalar(altitude, "orbit_altitude", positive=True)
-    return float(np.sqrt(MU_EARTH / (R_EARTH + altitude) ** 3))
+    return float(np.sqrt(earth.MU / (earth.RADIUS + altitude) ** 3))
 
 
 def constants(table: GravityGradientTable, dt: float) -> tuple[float, float, float]:
