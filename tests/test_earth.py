@@ -53,3 +53,10 @@ def test_an_epoch_that_is_not_a_utc_instant_is_refused(bad):
 def test_a_non_finite_julian_date_is_refused():
     with pytest.raises(ValueError, match="jd must be finite"):
         earth.gmst(np.array([2451545.0, np.nan]))
+
+
+def test_julian_dates_count_seconds_after_the_epoch():
+    jd = earth.julian_dates(np.array([[0.0, 43200.0], [86400.0, -86400.0]]), "2000-01-01T12:00:00")
+    np.testing.assert_array_equal(jd, [[2451545.0, 2451545.5], [2451546.0, 2451544.0]])
+    with pytest.raises(ValueError, match="t must be finite"):
+        earth.julian_dates([0.0, np.inf], "2000-01-01T12:00:00")

@@ -1,4 +1,5 @@
-"""The physics of the seeds, usable without Gymnasium: rigid-body rotation and its integrators.
+"""The physics of the seeds, usable without Gymnasium: rigid-body rotation and its integrators,
+and the orbit environment of a spacecraft.
 
 Modules, bottom up:
 
@@ -16,7 +17,11 @@ Modules, bottom up:
 * beside them: :mod:`~rigidrot_gym.physics.nystrom`, :mod:`~rigidrot_gym.physics.linear`,
   :mod:`~rigidrot_gym.physics.rigid_body` (translation, and translation coupled with
   rotation), :mod:`~rigidrot_gym.physics.heavy_top`,
-  :mod:`~rigidrot_gym.physics.extrapolation` (torque known only at the main steps).
+  :mod:`~rigidrot_gym.physics.extrapolation` (torque known only at the main steps);
+* the spacecraft's surroundings: :mod:`~rigidrot_gym.physics.earth` (constants, time,
+  the Earth-fixed frame), :mod:`~rigidrot_gym.physics.orbit` (Keplerian orbits with J₂
+  drift), :mod:`~rigidrot_gym.physics.geomagnetic` (the IGRF centred dipole) and
+  :mod:`~rigidrot_gym.physics.sun` (the Sun's position and the Earth's shadow).
 
 Nothing here imports Gymnasium, PyBullet, torch or matplotlib.
 """

@@ -56,6 +56,18 @@ def julian_date(epoch: str | _dt.datetime) -> float:
     return J2000 + since.days + (since.seconds + since.microseconds * 1e-6) / SECONDS_PER_DAY
 
 
+def julian_dates(t, epoch: str | _dt.datetime) -> np.ndarray:
+    """The Julian dates of ``t`` (s, any shape) after ``epoch`` (as :func:`julian_date`).
+
+    Raises:
+        ValueError: if ``t`` is not real and finite, or ``epoch`` is not a UTC instant.
+    """
+    t = validation.floats(t, "t")
+    if not np.all(np.isfinite(t)):
+        raise ValueError(f"t must be finite, got {validation.show(t.tolist())}")
+    return julian_date(epoch) + t / SECONDS_PER_DAY
+
+
 def gmst(jd: float | np.ndarray) -> float | np.ndarray:
     """Greenwich mean sidereal angle θ (rad, in [0, 2π)) at the Julian date(s) ``jd`` (UT1),
     by the IAU 1982 expression (Vallado, *Fundamentals of Astrodynamics and Applications*,
