@@ -43,8 +43,8 @@ def propagate(
         method: a name from :func:`rigidrot_gym.physics.integrators.names`.
         torque: ``None``; a constant torque broadcastable to (..., 3); a compiled term
             (:class:`~rigidrot_gym.physics.torques.BodyTorque`, ``WorldTorque``, ``PointForce``,
-            ``WheelMomentum``, ``GravityGradient``) or a list of them; or a callable
-            ``torque(t, q, omega) -> (..., 3)`` evaluated at every stage of the method
+            ``WheelMomentum``, ``GravityGradient``, ``MagneticDipole``) or a list of them; or a
+            callable ``torque(t, q, omega) -> (..., 3)`` evaluated at every stage of the method
             (q, omega as (..., 4), (..., 3) arrays in the given body frame). N·m.
             Constants and compiled terms run in compiled kernels; a callable runs the
             same method vectorised in numpy.

@@ -14,12 +14,13 @@ Two implementations exist of each:
 
 * :func:`model_torque` / :func:`model_potential`, compiled into the kernels: sums of the
   terms :class:`BodyTorque`, :class:`WorldTorque`, :class:`PointForce`,
-  :class:`WheelMomentum` and :class:`GravityGradient`,
+  :class:`WheelMomentum`, :class:`GravityGradient` and :class:`MagneticDipole`,
   read from the parameter row ``p`` (layout below); :func:`body_torque` is its special
   case for batches with a body torque only (the env's case), which a kernel picks once
   per batch so that its loop over bodies stays free of branches and vectorises. Their
-  potential is zero: the one
-  conservative term, a constant force at a body point, is quadratic in q, for which
+  potential is zero: the conservative terms, a constant force F at a body point r
+  (V = −r · (q* F q)) and a body-fixed magnetic dipole m in a constant field B
+  (V = −m · (q* B q), the same form), are quadratic in q, for which
   the torque at the midpoint attitude already is the exact discrete gradient.
 * closures built by :func:`resolve` around a user's Python ``torque(t, q, omega)`` and
   ``potential`` on batched ``(..., 4)`` / ``(..., 3)`` arrays; methods then run
@@ -54,7 +55,9 @@ GG_RATE = 18  # [18] 3n² of the gravity gradient, n the orbit's mean motion, 1/
 GG_MOTION = 19  # [19] n, rad/s
 GG_PHASE = 20  # [20] orbit phase at t = 0, rad
 GG_MOMENTS = 21  # [21:24] the principal moments the gravity gradient acts on, kg·m²
-SIZE = 24
+MAG_DIPOLE = 24  # [24:27] magnetic dipole fixed in the body (magnetorquers' total), A·m²
+MAG_FIELD = 27  # [27:30] magnetic field, constant in the world frame, T
+SIZE = 30
 
 FRAMES = ("body", "world")
 
@@ -87,6 +90,12 @@ def parameters(params, i):
         params[21, i],
         params[22, i],
         params[23, i],
+        params[24, i],
+        params[25, i],
+        params[26, i],
+        params[27, i],
+        params[28, i],
+        params[29, i],
     )
 
 
@@ -102,11 +111,14 @@ def _nonzero(p, start):
 
 @jitable
 def model_torque(t, q, omega, p):
-    """τ = τ_body + q* τ_world q + r × (q* F q) − ω × h(t) + 3n² r̂ × (I r̂), from ``p``.
+    """τ = τ_body + q* τ_world q + r × (q* F q) − ω × h(t) + 3n² r̂ × (I r̂) + m × (q* B q),
+    from ``p``.
 
     h(t) = h + ḣ t is the momentum of reaction wheels spun by constant motor torques;
     r̂ = q* (cos(φ + n t), sin(φ + n t), 0) q the direction from the Earth in a circular
-    orbit whose normal is world z (gravity-gradient torque, Wertz 1978 §17.2).
+    orbit whose normal is world z (gravity-gradient torque, Wertz 1978 §17.2); m × (q* B q)
+    the torque on a body-fixed magnetic dipole m in the world-fixed field B (magnetic
+    torque, same section).
     """
     tau = _vector(p, BODY)
     # Terms that are zero for every body are skipped: the common case is a body torque alone.
@@ -122,6 +134,9 @@ def model_torque(t, q, omega, p):
         phase = p[GG_PHASE] + p[GG_MOTION] * t
         r = qrotate_inv(qnormalize(q), (np.cos(phase), np.sin(phase), 0.0 * phase))
         tau = vec.axpy(p[GG_RATE], vec.cross(r, vec.mul(_vector(p, GG_MOMENTS), r)), tau)
+    if _nonzero(p, MAG_DIPOLE) and _nonzero(p, MAG_FIELD):
+        field = qrotate_inv(qnormalize(q), _vector(p, MAG_FIELD))
+        tau = vec.add(tau, vec.cross(_vector(p, MAG_DIPOLE), field))
     return tau
 
 
@@ -209,7 +224,24 @@ class PointForce:
         _field(self, "point", self.point)
 
 
-TERMS = (BodyTorque, WorldTorque, PointForce, WheelMomentum, GravityGradient)
+@dataclass(frozen=True)
+class MagneticDipole:
+    """A magnetic dipole fixed in the body (``dipole`` m, (..., 3), A·m², body frame: the
+    magnetorquer rods' total G μ) in a magnetic field constant in the world frame over the
+    run (``field`` B, (..., 3), T): torque τ = m × (q* B q) = m × R(q)ᵀ B (Wertz 1978 §17.2),
+    the torque of Basilisk's ``MtbEffector`` without its per-rod clipping. It derives from
+    the potential V = −m · R(q)ᵀ B, so ½ ωᵀIω + V is conserved. At most one per
+    propagation (a sum of dipoles in one field is one dipole)."""
+
+    dipole: np.ndarray
+    field: np.ndarray
+
+    def __post_init__(self) -> None:
+        _field(self, "dipole", self.dipole)
+        _field(self, "field", self.field)
+
+
+TERMS = (BodyTorque, WorldTorque, PointForce, WheelMomentum, GravityGradient, MagneticDipole)
 
 
 class Potential(Protocol):
@@ -341,6 +373,15 @@ def _pack(term, params: np.ndarray, batch_shape: tuple[int, ...], principal, mom
         params[:, GG_MOTION] = term.mean_motion
         params[:, GG_PHASE] = term.phase
         params[:, GG_MOMENTS : GG_MOMENTS + 3] = np.broadcast_to(moments, (*batch_shape, 3)).reshape(n, 3)
+    elif isinstance(term, MagneticDipole):
+        # One dipole row and one field row: dipoles in different fields do not add up to one.
+        if np.any(params[:, MAG_DIPOLE : MAG_FIELD + 3]):
+            raise ValueError("at most one MagneticDipole per propagation")
+        dipole = to_principal(_vectors(term.dipole, "MagneticDipole.dipole", batch_shape))
+        params[:, MAG_DIPOLE : MAG_DIPOLE + 3] = dipole.reshape(n, 3)
+        params[:, MAG_FIELD : MAG_FIELD + 3] = _vectors(
+            term.field, "MagneticDipole.field", batch_shape
+        ).reshape(n, 3)
     else:
         if np.any(params[:, FORCE : FORCE + 3]):
             raise ValueError("at most one PointForce per propagation")
