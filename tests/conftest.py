@@ -9,6 +9,11 @@ all of them out, the inner loop of a change to the core (``python3 dev.py test -
 ``-m`` selects as usual (``-m engines``). Every run writes each test's seconds (set-up,
 call and tear-down) to ``outputs/test-durations.csv``, slowest first.
 
+What the tests write to the system temp folder in this process (pytest's ``tmp_path``
+included) goes into one folder of the run, removed at its end, and so do the default log
+folders of stable-baselines3 (``SB3-*``) in the subprocesses too (``SB3_LOGDIR``); other
+subprocesses keep the system's temp folder (Ray's socket paths must stay short).
+
 Hypothesis: "ci" (the default) runs 25 examples per property, derandomised (the same
 examples on every run) and without an example database (nothing written to the
 checkout), so CI is quick and repeatable. "long" runs many random examples, minutes, on
@@ -21,6 +26,8 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -42,6 +49,22 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 NOT_FAST = ("slow", "engines", "ray", "docs", "readme", "training")
 DURATIONS = Path(__file__).resolve().parents[1] / "outputs" / "test-durations.csv"
 _seconds: dict[str, float] = defaultdict(float)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return
+    config._rigidrot_temp = tempfile.mkdtemp(prefix="rigidrot-tests-")
+    tempfile.tempdir = config._rigidrot_temp
+    os.environ["SB3_LOGDIR"] = os.path.join(config._rigidrot_temp, "sb3")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = getattr(config, "_rigidrot_temp", None)
+    if folder is not None:
+        tempfile.tempdir = None
+        os.environ.pop("SB3_LOGDIR", None)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -362,7 +362,9 @@ BAD = [
 ]
 
 
-@pytest.mark.parametrize(("change", "message"), BAD, ids=[m for _, m in BAD])
+@pytest.mark.parametrize(
+    ("change", "message"), BAD, ids=[f"{k}-{'+'.join(c)}" for k, (c, _) in enumerate(BAD)]
+)
 def test_bad_arguments_are_refused_by_name(change, message):
     args = dict(r=[7e6, 0.0, 0.0], t=0.0, epoch="2026-03-20T12:00:00", dipole=None) | change
     with pytest.raises(ValueError, match=message):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -66,3 +67,14 @@ def test_fast_leaves_out_every_marked_test_and_keeps_the_rest():
     for marker, modules in WHOLE_MODULES.items():
         marked = selected[f"-m {marker}"]
         assert {t.split("::")[0] for t in marked} >= {f"tests/{m}.py" for m in modules}, marker
+
+
+def test_what_the_tests_write_to_the_temp_folder_goes_into_the_runs_own(tmp_path):
+    from stable_baselines3.common.logger import configure
+
+    # stable-baselines3's logger without a folder writes to $SB3_LOGDIR, else makes
+    # SB3-<time> in the temp folder
+    folder = Path(configure(None, ["csv"]).get_dir())
+    own = Path(tempfile.gettempdir())
+    assert own.name.startswith("rigidrot-tests-")
+    assert folder.is_relative_to(own) and tmp_path.is_relative_to(own)
