@@ -21,7 +21,8 @@ Modules, bottom up:
 * the spacecraft's surroundings: :mod:`~rigidrot_gym.physics.earth` (constants, time,
   the Earth-fixed frame), :mod:`~rigidrot_gym.physics.orbit` (Keplerian orbits with J₂
   drift), :mod:`~rigidrot_gym.physics.geomagnetic` (the IGRF centred dipole) and
-  :mod:`~rigidrot_gym.physics.sun` (the Sun's position and the Earth's shadow).
+  :mod:`~rigidrot_gym.physics.sun` (the Sun's position and the Earth's shadow); the
+  actuators' models: :mod:`~rigidrot_gym.physics.reaction_wheels` (motor and friction).
 
 Nothing here imports Gymnasium, PyBullet, torch or matplotlib.
 """
