@@ -62,9 +62,7 @@ def julian_dates(t, epoch: str | _dt.datetime) -> np.ndarray:
     Raises:
         ValueError: if ``t`` is not real and finite, or ``epoch`` is not a UTC instant.
     """
-    t = validation.floats(t, "t")
-    if not np.all(np.isfinite(t)):
-        raise ValueError(f"t must be finite, got {validation.show(t.tolist())}")
+    t = validation.finite_floats(t, "t")
     return julian_date(epoch) + t / SECONDS_PER_DAY
 
 
@@ -73,9 +71,7 @@ def gmst(jd: float | np.ndarray) -> float | np.ndarray:
     by the IAU 1982 expression (Vallado, *Fundamentals of Astrodynamics and Applications*,
     4th ed., eq. 3-47): θ = 67310.54841 s + (876600 h + 8640184.812866 s) T
     + 0.093104 s T² − 6.2e-6 s T³, T in Julian centuries from J2000."""
-    jd = validation.floats(jd, "jd")
-    if not np.all(np.isfinite(jd)):
-        raise ValueError(f"jd must be finite, got {validation.show(jd.tolist())}")
+    jd = validation.finite_floats(jd, "jd")
     t = (jd - J2000) / DAYS_PER_CENTURY
     seconds = 67310.54841 + (876600.0 * 3600.0 + 8640184.812866) * t + 0.093104 * t**2 - 6.2e-6 * t**3
     angle = np.mod(seconds * (2.0 * np.pi / SECONDS_PER_DAY), 2.0 * np.pi)

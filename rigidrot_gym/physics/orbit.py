@@ -227,9 +227,7 @@ def position_velocity(el: Elements, t, j2: bool = False) -> tuple[np.ndarray, np
     """
     el = _checked(el)
     j2 = validation.boolean(j2, "j2")
-    t = validation.floats(t, "t")
-    if not np.all(np.isfinite(t)):
-        raise ValueError(f"t must be finite, got {validation.show(t.tolist())}")
+    t = validation.finite_floats(t, "t")
     if j2:
         raan_rate, argp_rate, mean_rate = secular_rates(el)
     else:

@@ -71,6 +71,14 @@ def floats(a, name: str) -> np.ndarray:
     raise ValueError(f"{name} must be real numbers, got {what}: {show(a)}")
 
 
+def finite_floats(a, name: str) -> np.ndarray:
+    """``a`` as a float64 array (:func:`floats`) whose every value is finite."""
+    arr = floats(a, name)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {show(arr.tolist())}")
+    return arr
+
+
 def vectors(a, name: str, size: int) -> np.ndarray:
     """``a`` as a finite float array of shape (..., size)."""
     arr = floats(a, name)
