@@ -55,6 +55,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return
     config._rigidrot_temp = tempfile.mkdtemp(prefix="rigidrot-tests-")
+    # As the system's temp folder (mkdtemp makes it 0700): tests that run a child as another
+    # user (test_jit_cache drops root's privileges) reach their folders inside it.
+    os.chmod(config._rigidrot_temp, 0o1777)
     tempfile.tempdir = config._rigidrot_temp
     os.environ["SB3_LOGDIR"] = os.path.join(config._rigidrot_temp, "sb3")
 
