@@ -4,6 +4,7 @@ non-editable wheel that carries the licence and the scenario files and registers
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -33,13 +34,27 @@ def test_extras_state_ranges_not_pins():
     assert "torch>=2.3" in extras["train"]
 
 
+def _source_copy(folder: Path) -> Path:
+    """The files git tracks, copied into ``folder``: setuptools builds a wheel in the source
+    tree (``build/``, ``*.egg-info``), which must not be the checkout."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    for name in tracked.stdout.decode().split("\0"):
+        if name and (ROOT / name).is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, folder / name)
+    return folder
+
+
 @pytest.mark.slow
 def test_wheel_ships_the_scenarios_and_registers_the_envs(tmp_path):
+    source = _source_copy(tmp_path / "source")
+    before = sorted(p.name for p in ROOT.iterdir())
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT), "-w", str(tmp_path)],
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(source), "-w", str(tmp_path)],
         check=True,
         capture_output=True,
     )
+    assert sorted(p.name for p in ROOT.iterdir()) == before  # nothing built in the checkout
     (wheel,) = tmp_path.glob("rigidrot_gym-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
