@@ -117,6 +117,14 @@ def test_help_is_plain_words_with_the_defaults():
     )
 
 
+def test_the_control_benchmark_help_names_every_controller():
+    from rigidrot_gym.control import CONTROLLERS
+
+    text = dict(_subparsers(build_parser()))["control"].format_help()
+    flat = " ".join(text.split())
+    assert all(name in flat for name in CONTROLLERS) and len(CONTROLLERS) >= 5, flat
+
+
 def test_every_tool_writes_under_outputs_unless_told_otherwise():
     for name, sub in _subparsers(build_parser()):
         out = next((a for a in sub._actions if a.dest == "out"), None)

@@ -208,10 +208,13 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         "final error, control effort, peak rate.",
         _bench_control,
     )
+    from rigidrot_gym.control import CONTROLLERS
+
     ctl.add_argument(
         "--policies",
         nargs="+",
-        help="controller names and/or trained-agent folders (default: every controller)",
+        help=f"controller names ({', '.join(CONTROLLERS)}) and/or trained-agent folders "
+        "(default: every controller)",
     )
     ctl.add_argument(
         "--scenarios", nargs="+", help="scenario ids (default: Reorient-v0 and WheelReorient-v0)"
