@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from reference import angle, slope
-from scipy.integrate import solve_ivp
+from reference import angle, slope, solve, world_to_body
 
 import rigidrot_gym  # noqa: F401  (registers the engine methods)
 from rigidrot_gym.engines.boundary import torque_of
@@ -26,51 +25,14 @@ DIPOLE = np.array([0.8, -0.5, 1.2])
 FIELD = np.array([0.3, -0.4, 0.6])
 
 
-def _matrix(q: np.ndarray) -> np.ndarray:
-    """R(q), body to world, written out for a scalar-first q (normalised)."""
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
-        ]
-    )
-
-
-def _qdot(q: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """½ q ⊗ (0, ω), the Hamilton product spelled out."""
-    qw, qx, qy, qz = q
-    wx, wy, wz = w
-    return 0.5 * np.array(
-        [
-            -qx * wx - qy * wy - qz * wz,
-            qw * wx + qy * wz - qz * wy,
-            qw * wy - qx * wz + qz * wx,
-            qw * wz + qx * wy - qy * wx,
-        ]
-    )
-
-
 def _reference(q0, w0, J, m, b, times) -> tuple[np.ndarray, np.ndarray]:
     """DOP853 (rtol = atol = 1e-13) of q̇ = ½ q ⊗ ω, J ω̇ = m × R(q)ᵀ B − ω × Jω."""
-    J_inv = np.linalg.inv(J)
-
-    def rhs(t, y):
-        q, w = y[:4], y[4:]
-        tau = np.cross(m, _matrix(q).T @ b)
-        return np.concatenate([_qdot(q, w), J_inv @ (tau - np.cross(w, J @ w))])
-
-    y0 = np.concatenate([q0, w0])
-    sol = solve_ivp(rhs, (0.0, times[-1]), y0, method="DOP853", t_eval=times, rtol=1e-13, atol=1e-13)
-    assert sol.success, sol.message
-    q = sol.y[:4].T
-    return q / np.linalg.norm(q, axis=-1, keepdims=True), sol.y[4:].T
+    return solve(q0, w0, J, times, torque=lambda t, q, w: np.cross(m, world_to_body(q, b)))
 
 
 def _energy(q, w, J, m, b) -> np.ndarray:
     """½ ωᵀJω − m · R(q)ᵀ B along a trajectory."""
-    return np.array([0.5 * wi @ J @ wi - m @ (_matrix(qi).T @ b) for qi, wi in zip(q, w, strict=True)])
+    return np.array([0.5 * wi @ J @ wi - m @ world_to_body(qi, b) for qi, wi in zip(q, w, strict=True)])
 
 
 def _model(q: np.ndarray, m: np.ndarray, b: np.ndarray) -> np.ndarray:
