@@ -337,6 +337,8 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         wheel_momentum=np.zeros((n, 0)),
         saturated=np.zeros(n, dtype=bool),
         phase=np.zeros(n),
+        anomaly=np.zeros(n),
+        field=np.zeros((n, 3)),
         axes=np.eye(3),
         sign=1.0,
         max_momentum=np.full(3, np.inf),
@@ -349,6 +351,8 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         mean_motion=0.0,
         phase_per_period=0.0,
         end_on_saturation=0.0,
+        orbit=np.zeros(8),
+        field_model=np.zeros(6),
     )
     call = data.Period(
         action=np.zeros((n, 3), dtype=np.float32),

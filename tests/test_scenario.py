@@ -90,6 +90,17 @@ EXPECTED = {
     "disturbance_correlation_time": ("disturbance.correlation_time", 300.0, 100.0, 0.0),
     "gravity_gradient": ("gravity_gradient.enabled", False, True, 0),
     "orbit_altitude": ("gravity_gradient.orbit_altitude", 500e3, 7e5, -1.0),
+    "orbit": ("orbit.enabled", False, True, 0),
+    "orbit_semi_major_axis": ("orbit.semi_major_axis", 6878137.0, 7e6, -1.0),
+    "orbit_eccentricity": ("orbit.eccentricity", 0.0, 0.01, 1.0),
+    "orbit_inclination_deg": ("orbit.inclination_deg", 97.4, 51.6, 181.0),
+    "orbit_raan_deg": ("orbit.raan_deg", 0.0, 30.0, -1.0),
+    "orbit_argp_deg": ("orbit.argp_deg", 0.0, 90.0, 361.0),
+    "orbit_epoch": ("orbit.epoch", "2026-01-01T00:00:00Z", "2027-03-20T12:00:00", "noon"),
+    "orbit_j2": ("orbit.j2", False, True, 1),
+    "magnetic_field": ("magnetic_field.enabled", False, True, "yes"),
+    "magnetorquers": ("magnetorquers.enabled", False, True, 1),
+    "magnetorquer_max_dipole": ("magnetorquers.max_dipole", [0.2, 0.2, 0.2], [0.1, 0.2, 0.3], [0.2, 0, 0.2]),
     "attitude_noise_deg": ("sensors.attitude_noise_deg", 0.0, 0.1, 200.0),
     "rate_noise": ("sensors.rate_noise", 0.0, 1e-4, 2e6),
     "rate_bias": ("sensors.rate_bias", 0.0, 1e-4, -1e-4),
@@ -98,6 +109,15 @@ EXPECTED = {
     "randomize_torque": ("randomization.torque", 0.0, 0.05, 1.5),
     "randomize_start": ("randomization.start", 0.0, 0.2, -0.2),
 }
+# What a keyword's valid value needs besides: the field is the orbit's, the rods need the field.
+NEEDS = {"magnetic_field": {"orbit": True}, "magnetorquers": {"orbit": True, "magnetic_field": True}}
+
+
+def _valid(keyword: str) -> dict:
+    """The keyword overrides that set ``keyword`` to its valid value of EXPECTED."""
+    return {**NEEDS.get(keyword, {}), keyword: EXPECTED[keyword][2]}
+
+
 # The realism options: each on when not at its default.
 SWITCHES = {
     "actuator_noise",
@@ -106,6 +126,9 @@ SWITCHES = {
     "disturbance_constant",
     "disturbance_random_walk",
     "gravity_gradient",
+    "orbit",
+    "magnetic_field",
+    "magnetorquers",
     "attitude_noise_deg",
     "rate_noise",
     "rate_bias",
@@ -145,6 +168,11 @@ RANGES = {
     "disturbance_random_walk": NON_NEGATIVE,
     "disturbance_correlation_time": POSITIVE,
     "orbit_altitude": POSITIVE,
+    "orbit_semi_major_axis": ((TINY, 1e9), (0.0, 1.000001e9)),
+    "orbit_eccentricity": ((0.0, 0.99), (-5e-324, 0.990001)),
+    "orbit_inclination_deg": ANGLE,
+    "orbit_raan_deg": ((0.0, 360.0), (-5e-324, 360.00001)),
+    "orbit_argp_deg": ((0.0, 360.0), (-5e-324, 360.00001)),
     "attitude_noise_deg": ANGLE,
     "rate_noise": RATE_NOISE,
     "rate_bias": RATE_NOISE,
@@ -256,8 +284,11 @@ def test_each_end_of_a_numeric_range_is_where_it_is_written(tmp_path, keyword):
 @pytest.mark.parametrize("keyword", list(EXPECTED))
 def test_a_key_in_the_file_and_its_keyword_give_the_same_scenario(tmp_path, keyword):
     key, _, value, _ = EXPECTED[keyword]
-    from_file = load(_write(tmp_path, _with(key, value)))
-    from_keyword = load(_write(tmp_path, MINIMAL, "base.toml")).with_overrides(**{keyword: value})
+    data = MINIMAL
+    for needed, needed_value in NEEDS.get(keyword, {}).items():
+        data = _with(EXPECTED[needed][0], needed_value, data)
+    from_file = load(_write(tmp_path, _with(key, value, data)))
+    from_keyword = load(_write(tmp_path, MINIMAL, "base.toml")).with_overrides(**_valid(keyword))
     _assert_is(getattr(from_file, keyword), value)
     _assert_is(getattr(from_keyword, keyword), value)
     assert from_file.digest() == from_keyword.digest()
@@ -287,7 +318,7 @@ def test_unknown_keys_tables_and_keywords_are_refused(tmp_path):
 def test_the_realism_switches_are_the_declared_ones(tmp_path):
     base = load(_write(tmp_path, MINIMAL))
     for keyword in EXPECTED:
-        on = base.with_overrides(**{keyword: EXPECTED[keyword][2]}).realistic
+        on = base.with_overrides(**_valid(keyword)).realistic
         assert on == (keyword in SWITCHES), keyword
     assert base.with_overrides(wheel_layout="orthogonal").wheels
 
@@ -298,8 +329,8 @@ def test_the_digest_ignores_the_path_and_changes_with_every_field(tmp_path):
     b = load(shutil.copy(tmp_path / "a.toml", tmp_path / "elsewhere" / "b.toml"))
     assert a.source != b.source and a.digest() == b.digest()
     digests = {a.digest()} | {a.with_overrides(inertia=[0.08, 0.10, 0.06]).digest()}
-    for keyword, (_, _, value, _) in EXPECTED.items():
-        digests.add(a.with_overrides(**{keyword: value}).digest())
+    for keyword in EXPECTED:
+        digests.add(a.with_overrides(**_valid(keyword)).digest())
     assert len(digests) == len(EXPECTED) + 2
 
 

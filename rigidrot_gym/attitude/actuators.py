@@ -1,6 +1,8 @@
 """A scenario's actuators as the controllers and tools see them: ideal torquers about the
-body axes (τ = a ⊙ τ_max) or a reaction-wheel assembly (τ = −A u;
-:mod:`~rigidrot_gym.attitude.components.wheels`), with their axes and limits."""
+body axes (τ = a ⊙ τ_max), a reaction-wheel assembly (τ = −A u;
+:mod:`~rigidrot_gym.attitude.components.wheels`) or magnetorquers (dipoles m = a ⊙ m_max,
+τ = m × B; :mod:`~rigidrot_gym.attitude.components.magnetorquers`), with their axes and
+limits."""
 
 from __future__ import annotations
 
@@ -17,16 +19,19 @@ class Actuators:
     """The actuators of a scenario.
 
     Attributes:
-        axes: (3, n) body-frame axes (torquers or wheel spin axes).
-        max_torque: (n,) torque limit of each, N·m.
-        max_momentum: (n,) wheel momentum limit, N·m·s (inf for ideal torquers).
-        wheels: True for reaction wheels (τ_body = −A u), False for ideal torquers.
+        axes: (3, n) body-frame axes (torquers, wheel spin axes or rods).
+        max_torque: (n,) torque limit of each, N·m (for magnetorquers: the dipole limit
+            of each rod, A·m²).
+        max_momentum: (n,) wheel momentum limit, N·m·s (inf for the others).
+        wheels: True for reaction wheels (τ_body = −A u), False for the others.
+        magnetic: True for magnetorquers (actions are dipoles: no torque of their own).
     """
 
     axes: np.ndarray
     max_torque: np.ndarray
     max_momentum: np.ndarray
     wheels: bool
+    magnetic: bool = False
 
     @classmethod
     def torquers(cls, max_torque) -> Actuators:
@@ -43,6 +48,8 @@ class Actuators:
     @classmethod
     def of(cls, scenario: Scenario) -> Actuators:
         """The scenario's actuators."""
+        if scenario.magnetorquers:
+            return cls(np.eye(3), np.array(scenario.magnetorquer_max_dipole), np.full(3, np.inf), False, True)
         if not scenario.wheels:
             return cls.torquers(scenario.max_torque)
         axes = wheel_axes(scenario.wheel_layout)

@@ -30,7 +30,7 @@ import numpy as np
 
 from rigidrot_gym.attitude import data, pipeline, randomization
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import gravity_gradient
+from rigidrot_gym.attitude.components import gravity_gradient, magnetic_field, orbit
 from rigidrot_gym.attitude.components.integration import divergence_error, first_failure, valid_state
 from rigidrot_gym.attitude.data import OUTPUTS, REWARD, TERMINATED, TRUNCATED, Features
 from rigidrot_gym.attitude.draws import sources
@@ -76,6 +76,8 @@ def features_of(scenario: Scenario) -> Features:
         gravity_gradient=s.gravity_gradient,
         sensors=bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias),
         end_on_saturation=s.wheels and s.wheel_terminate_on_saturation,
+        magnetic_field=s.magnetic_field,
+        magnetorquers=s.magnetorquers,
     )
 
 
@@ -188,6 +190,8 @@ class AttitudeBatch:
             wheel_momentum=np.zeros((n, m if s.wheels else 0)),
             saturated=np.zeros(n, dtype=bool),
             phase=np.zeros(n),
+            anomaly=np.zeros(n),
+            field=np.zeros((n, 3)),
             axes=np.ascontiguousarray(self.actuators.axes),
             sign=self.actuators.sign,
             max_momentum=self.actuators.max_momentum,
@@ -200,6 +204,8 @@ class AttitudeBatch:
             mean_motion=motion,
             phase_per_period=phase_per_period,
             end_on_saturation=float(s.reward_unsafe) if s.wheel_terminate_on_saturation else 0.0,
+            orbit=orbit.constants(s.flight),
+            field_model=magnetic_field.constants(s.flight, s.geomagnetism),
         )
 
     # ----------------------------------------------------------------- the state
@@ -328,7 +334,8 @@ class AttitudeBatch:
 
     def _reset_realism(self, rows: np.ndarray, variates: np.ndarray) -> None:
         """Per-episode draws of the realism options for ``rows``: the body itself (domain
-        randomisation), wheel momenta (zero), sensor bias, disturbances, orbit phase."""
+        randomisation), wheel momenta (zero), sensor bias, disturbances, orbit phase and
+        mean anomaly (one uniform: a circular orbit's phase is its mean anomaly)."""
         s, e = self.scenario, self._equipment
         g, u = realism_variates(variates)
         moments, principal = self._nominal
@@ -352,6 +359,7 @@ class AttitudeBatch:
         e.disturbances[0, rows] = s.disturbance_constant * direction
         e.disturbances[1, rows] = s.disturbance_random_walk * g[:, WALK]  # its stationary law
         gravity_gradient.start(e.phase, rows, u[:, PHASE])
+        orbit.start(e.anomaly, rows, u[:, PHASE])
         e.pending[rows] = 0.0
         e.wheel_momentum[rows] = 0.0
         e.saturated[rows] = False

@@ -22,7 +22,8 @@ from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
 
 # Observation: error quaternion (4) and body rates (3), then one column per reaction
-# wheel (its momentum), then, with an actuation delay, the action not yet applied.
+# wheel (its momentum), then, with an actuation delay, the action not yet applied, then,
+# with the magnetic field, the field in the body frame (3).
 OBS_SIZE = 7
 
 # Rows of a body's state: the attitude q (principal axes to world) and the body rates ω
@@ -55,6 +56,8 @@ class Features(NamedTuple):
     gravity_gradient: bool  # 3n² r̂ × (I r̂) of a circular orbit
     sensors: bool  # the observation is the state as noisy sensors report it
     end_on_saturation: bool  # a saturated wheel ends the episode
+    magnetic_field: bool  # the geomagnetic field along the orbit, observed in the body frame
+    magnetorquers: bool  # magnetic torque rods (actions are dipoles) instead of torquers
 
     @property
     def realistic(self) -> bool:
@@ -87,6 +90,8 @@ class Equipment(NamedTuple):
     wheel_momentum: np.ndarray  # (N, n) wheel momenta about their spin axes, N·m·s
     saturated: np.ndarray  # (N,) bool: a wheel at its momentum limit
     phase: np.ndarray  # (N,) orbit phase at the episode start, rad
+    anomaly: np.ndarray  # (N,) the orbit's mean anomaly at the episode start, rad
+    field: np.ndarray  # (N, 3) the magnetic field at the body now, world frame, T
     axes: np.ndarray  # (3, n) actuator axes, body frame
     sign: float  # +1 torquers, −1 wheels (a motor torque turns the body backwards)
     max_momentum: np.ndarray  # (n,) wheel momentum limits, N·m·s (inf for torquers)
@@ -99,6 +104,8 @@ class Equipment(NamedTuple):
     mean_motion: float  # n of its circular orbit, rad/s
     phase_per_period: float  # the orbit phase advance per control period, rad
     end_on_saturation: float  # the unsafe penalty a saturation costs when it ends the episode
+    orbit: np.ndarray  # (orbit.ELEMENTS,) the orbit's elements and rates (components.orbit)
+    field_model: np.ndarray  # (MODEL,) the dipole and the Earth's angle (components.magnetic_field)
 
 
 class Rules(NamedTuple):

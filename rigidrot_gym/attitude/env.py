@@ -121,6 +121,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     wheel at ``wheel_max_momentum`` (its top speed) can only slow down: its torque is cut
     to keep |h_w| ≤ h_max.
 
+    With ``magnetorquers`` the action is ``Box(-1, 1, (3,))``: each rod's magnetic dipole
+    as a fraction of ``magnetorquer_max_dipole`` (A·m², rods along the body axes).
+
     ## Observation Space
 
     ``Box((7,), float32)``: the attitude error and the body rates.
@@ -132,6 +135,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     | 4-6 | body rates ω / ``max_rate`` (clipped to ±1)    | -1  | 1   |
     | 7-  | wheels only: momenta h_w / ``wheel_max_momentum`` | -1  | 1   |
     | then | ``actuation_delay`` only: the action not yet applied | -1  | 1   |
+    | last 3 | ``magnetic_field`` only: the field B / 60 µT, body frame | -1  | 1   |
 
     δq takes the sign with w ≥ 0 (the short way round); the pointing error is
     θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π].
@@ -201,6 +205,15 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ``actuation_delay`` applies each action one control period late (the first period
     applies zero); the observation then ends with that pending action, which keeps the
     state Markov.
+
+    Spacecraft (off by default): with ``orbit`` the body flies a Keplerian orbit from the
+    elements ``orbit_*`` (world frame: the Earth-centred inertial frame), each episode
+    starting at ``orbit_epoch`` at a mean anomaly drawn per episode; with
+    ``magnetic_field`` the IGRF centred-dipole field at its position, as the Earth turns,
+    joins the end of the observation in the body frame (B / 60 µT, clipped to ±1); with
+    ``magnetorquers`` the actions are three rods' dipoles m = a ⊙
+    ``magnetorquer_max_dipole`` (A·m²), whose torque m × R(q)ᵀ B acts at every integrator
+    stage with the field of the period's start (``RigidRot/MagDetumble-v0``).
 
     All draws come from ``self.np_random``: the per-episode ones at reset, the per-step
     noise from a counter-based stream keyed at reset (so a vector env's rows repeat

@@ -7,12 +7,13 @@ a scenario enables, one function that runs a whole control period of every body:
 
 1. the action (ideal torquers hold their body torque; other actuators clip it);
 2. the actuators (delay, noise, wheel momentum limits) and 3. the loads (the torque
-   parameters held over the period);
+   parameters held over the period; magnetorquers hold their dipole and the field);
 4. the integration by the method's own step (through the library's
    :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked;
 5. once every check has passed: the autoreset's draws, and the actuators' and
    disturbances' own state moves on;
-6. the sensors and 7. the evaluation (observation, reward, flags) of the staged states.
+6. the sensors and 7. the evaluation (observation, reward, flags) of the staged states,
+   and the magnetic field at each body's new episode time.
 
 A period either completes or changes nothing the caller keeps: failures are counted, not
 searched (an early exit stops a loop vectorising), and the caller finds the first and
@@ -51,6 +52,8 @@ from rigidrot_gym.attitude.components import (
     gravity_gradient,
     integration,
     loads,
+    magnetic_field,
+    magnetorquers,
     restart,
     sensors,
     torquers,
@@ -88,7 +91,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_noise, with_disturbances = features.actuator_noise, features.disturbances
     with_walk, with_gravity = features.random_walk, features.gravity_gradient
     with_sensors, with_ending = features.sensors, features.end_on_saturation
-    with_columns = with_wheels or with_delay or with_ending
+    with_field, with_rods = features.magnetic_field, features.magnetorquers
+    with_columns = with_wheels or with_delay or with_ending or with_field
     torque = torques.model_torque if realistic else torques.body_torque
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
 
@@ -115,7 +119,11 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         p = bodies.principal
         b = (p[0, i], p[1, i], p[2, i], p[3, i])
         tau = disturbances.torque(equipment, i) if with_disturbances else (0.0, 0.0, 0.0)
-        loads.hold_body_torque(loads.actuator_torque(equipment, work, tau, i), b, work.params, i)
+        if with_rods:  # the actuators' torque is the rods' dipole in the field
+            magnetorquers.hold(equipment, work, b, work.params, i)
+        else:
+            tau = loads.actuator_torque(equipment, work, tau, i)
+        loads.hold_body_torque(tau, b, work.params, i)
         if with_wheels:
             h, hdot = loads.wheel_momentum(equipment, work, i)
             loads.hold_wheel_momentum(h, hdot, b, work.params, i)
@@ -166,6 +174,10 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                     wheels.observe(equipment, out.obs, i)
                 if with_delay:
                     delay.observe(equipment, out.obs, i)
+                if with_field:  # at the episode time the counters have just reached
+                    magnetic_field.update(equipment, call.dt * bodies.steps[i], i)
+                    column = out.obs.shape[1] - magnetic_field.COLUMNS
+                    magnetic_field.observe(equipment, state, bodies.principal, out.obs, column, i)
                 if with_ending and call.stepped:
                     evaluation.end_on_saturation(equipment, out, i)
 

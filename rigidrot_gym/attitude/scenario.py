@@ -61,6 +61,9 @@ from typing import Any
 import numpy as np
 
 from rigidrot_gym.attitude.components.gravity_gradient import GravityGradientTable
+from rigidrot_gym.attitude.components.magnetic_field import MagneticFieldTable
+from rigidrot_gym.attitude.components.magnetorquers import MagnetorquerTable
+from rigidrot_gym.attitude.components.orbit import OrbitTable, elements_of
 from rigidrot_gym.attitude.settings import (
     REQUIRED,
     Check,
@@ -87,8 +90,8 @@ from rigidrot_gym.attitude.settings import (
     text,
     vector,
 )
+from rigidrot_gym.physics import earth, geomagnetic, integrators
 from rigidrot_gym.physics import inertia as inertia_module
-from rigidrot_gym.physics import integrators
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -398,6 +401,9 @@ class Scenario:
     reward: Reward
     disturbance: Disturbance
     gravity: GravityGradientTable
+    flight: OrbitTable  # not `orbit`: that is the switch's keyword name
+    geomagnetism: MagneticFieldTable
+    rods: MagnetorquerTable
     sensors: Sensors
     randomization: Randomization
     source: str = "<keywords>"
@@ -546,6 +552,27 @@ def _inertia_of(body: Any, where: str) -> np.ndarray:
 
 
 def _check_consistency(s: Scenario, source: str) -> None:
+    needs = (
+        (s.magnetic_field and not s.orbit, "magnetic_field.enabled needs orbit.enabled (the orbit's field)"),
+        (s.magnetorquers and not s.magnetic_field, "magnetorquers.enabled needs magnetic_field.enabled"),
+        (s.magnetorquers and s.wheels, "magnetorquers.enabled and wheels.layout exclude each other"),
+    )
+    for broken, message in needs:
+        if broken:
+            raise ScenarioError(f"{source}: {message}")
+    if s.orbit:
+        try:
+            elements_of(s.flight)
+        except ValueError as err:
+            raise ScenarioError(f"{source}: table orbit: {err}") from None
+    if s.magnetic_field:
+        year = geomagnetic.decimal_year(earth.julian_date(s.orbit_epoch))
+        if not geomagnetic.FIRST_YEAR <= year <= geomagnetic.LAST_YEAR:
+            span = f"{geomagnetic.FIRST_YEAR:.0f}–{geomagnetic.LAST_YEAR:.0f}"
+            raise ScenarioError(
+                f"{source}: field orbit.epoch must lie in {span} (the IGRF coefficients of the "
+                f"magnetic field), got {s.orbit_epoch!r}"
+            )
     if s.rate_tolerance >= s.max_rate:
         raise ScenarioError(
             f"{source}: tolerance.rate ({s.rate_tolerance}) must be below termination.max_rate ({s.max_rate})"

@@ -6,14 +6,21 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.actuators import Actuators
+from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.data import OBS_SIZE, Rules
 from rigidrot_gym.attitude.scenario import Scenario
 
 
 def observation_size(scenario: Scenario) -> int:
-    """7, plus one column per reaction wheel, plus the pending action with a delay."""
+    """7, plus one column per reaction wheel, plus the pending action with a delay, plus
+    the magnetic field in the body frame (3) with the field."""
     count = Actuators.of(scenario).count
-    return OBS_SIZE + (count if scenario.wheels else 0) + (count if scenario.actuation_delay else 0)
+    return (
+        OBS_SIZE
+        + (count if scenario.wheels else 0)
+        + (count if scenario.actuation_delay else 0)
+        + (magnetic_field.COLUMNS if scenario.magnetic_field else 0)
+    )
 
 
 def observation_bounds(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:

@@ -56,6 +56,11 @@ class Controller(ABC):
 
     def __init__(self, actuators, max_rate: float):
         self.actuators = actuators if isinstance(actuators, Actuators) else Actuators.torquers(actuators)
+        if self.actuators.magnetic:
+            raise ValueError(
+                f"actuators must give torques (torquers or wheels) for {type(self).__name__}, got "
+                "magnetorquers, whose torque depends on the field: use rigidrot_gym.control.BDot"
+            )
         self.max_rate = float(max_rate)
         if not np.isfinite(self.max_rate) or self.max_rate <= 0:
             raise ValueError(f"max_rate must be a positive number, got {max_rate!r}")

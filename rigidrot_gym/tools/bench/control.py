@@ -45,6 +45,7 @@ import numpy as np
 
 import rigidrot_gym
 from rigidrot_gym.attitude.actuators import Actuators
+from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.tools.report import markdown_table, write_results
@@ -179,7 +180,10 @@ def run_episodes(
     while running.any():
         action, _ = policy.predict(obs, deterministic=True)
         commands = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * actuators.max_torque
-        torque = actuators.body_torque(commands)
+        if actuators.magnetic:  # dipoles in the field the period starts in, as the env holds it
+            torque = np.cross(commands, obs[:, -magnetic_field.COLUMNS :] * magnetic_field.FIELD_SCALE)
+        else:
+            torque = actuators.body_torque(commands)
         obs, _, terminated, truncated, info = env.step(action)
         step += 1
         t = step * s.dt

@@ -1,0 +1,135 @@
+"""The orbit every body flies: a Keplerian orbit about the Earth from classical elements
+(optionally with the J₂ secular drift of Ω, ω and M), the library's
+:mod:`~rigidrot_gym.physics.orbit`. Each episode starts at the scenario's epoch at a mean
+anomaly drawn uniform in [0, 2π); a body's position at its episode time t = k·dt (step k)
+is :func:`position`. The world frame is the inertial frame of
+:mod:`~rigidrot_gym.physics.earth` (ECI); what the orbit carries (the magnetic field) reads
+its positions.
+
+The default orbit is a 6U CubeSat's: circular at 500 km, Sun-synchronous (97.40°, the
+inclination :func:`~rigidrot_gym.physics.orbit.sun_synchronous_inclination` gives at that
+altitude), as rideshare launches place them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.settings import Check, Table, bounded, flag, invalid, setting
+from rigidrot_gym.physics import earth
+from rigidrot_gym.physics import orbit as kepler
+from rigidrot_gym.physics.jit import jitable
+
+# Entries of Equipment.orbit: the elements at the epoch (m, rad) and the secular rates of
+# Ω, ω and M (rad/s; the two-body mean motion alone without J₂).
+A, E, INCLINATION, RAAN, ARGP, RAAN_RATE, ARGP_RATE, MEAN_RATE = range(8)
+ELEMENTS = 8
+
+
+def _epoch(value, where: str) -> str:
+    try:
+        earth.julian_date(value)
+    except ValueError:
+        raise invalid(where, EPOCH, value) from None
+    return value
+
+
+EPOCH = "an ISO 8601 UTC instant such as '2026-01-01T00:00:00Z'"
+epoch = Check(EPOCH, _epoch)
+
+
+class OrbitTable(Table, key="orbit"):
+    """A Keplerian orbit about the Earth, from classical elements in the inertial frame."""
+
+    enabled: bool = setting(
+        False,
+        check=flag,
+        flat="orbit",
+        switch=True,
+        doc="the bodies fly this orbit (what depends on position, the magnetic field, follows it)",
+    )
+    semi_major_axis: float = setting(
+        earth.RADIUS + 500e3,
+        check=bounded(1e9, positive=True),
+        unit="m",
+        flat="orbit_semi_major_axis",
+        doc="a (the default: 500 km above the equatorial radius)",
+    )
+    eccentricity: float = setting(0.0, check=bounded(0.99), flat="orbit_eccentricity", doc="e (0: circular)")
+    inclination_deg: float = setting(
+        97.40,
+        check=bounded(180.0),
+        unit="°",
+        flat="orbit_inclination_deg",
+        doc="i, from the equator (the default: Sun-synchronous at 500 km)",
+    )
+    raan_deg: float = setting(
+        0.0,
+        check=bounded(360.0),
+        unit="°",
+        flat="orbit_raan_deg",
+        doc="right ascension of the ascending node Ω",
+    )
+    argp_deg: float = setting(
+        0.0, check=bounded(360.0), unit="°", flat="orbit_argp_deg", doc="argument of perigee ω"
+    )
+    epoch: str = setting(
+        "2026-01-01T00:00:00Z",
+        check=epoch,
+        flat="orbit_epoch",
+        doc="the UTC instant every episode starts at (the Earth's rotation angle and the field's epoch)",
+    )
+    j2: bool = setting(
+        False, check=flag, flat="orbit_j2", doc="Ω, ω and M drift at J₂'s secular rates (mean elements)"
+    )
+
+
+def elements_of(table: OrbitTable) -> kepler.Elements:
+    """The table's elements (mean anomaly 0: each episode draws its own).
+
+    Raises:
+        ValueError: as :func:`~rigidrot_gym.physics.orbit.elements` (a perigee inside the Earth).
+    """
+    return kepler.elements(
+        table.semi_major_axis,
+        table.eccentricity,
+        np.radians(table.inclination_deg),
+        np.radians(table.raan_deg),
+        np.radians(table.argp_deg),
+        0.0,
+    )
+
+
+def constants(table: OrbitTable) -> np.ndarray:
+    """Equipment.orbit: the elements and their rates (entries ``A`` … ``MEAN_RATE``);
+    zeros when off (the pipeline then never reads them)."""
+    out = np.zeros(ELEMENTS)
+    if not table.enabled:
+        return out
+    el = elements_of(table)
+    rates = kepler.secular_rates(el) if table.j2 else (0.0, 0.0, kepler.mean_motion(el.a))
+    out[[A, E, INCLINATION, RAAN, ARGP]] = el.a, el.e, el.i, el.raan, el.argp
+    out[[RAAN_RATE, ARGP_RATE, MEAN_RATE]] = rates
+    return out
+
+
+def start(anomaly: np.ndarray, rows: np.ndarray, uniforms: np.ndarray) -> None:
+    """The mean anomaly at the episode start of ``rows``: uniform in [0, 2π) from their
+    uniforms (R,)."""
+    anomaly[rows] = 2.0 * np.pi * uniforms
+
+
+@jitable
+def position(equipment, t, i):
+    """Body i's position (3-tuple, m, inertial frame) at its episode time ``t`` (s)."""
+    o = equipment.orbit
+    r, _ = kepler.state(
+        o[A],
+        o[E],
+        o[INCLINATION],
+        o[RAAN] + o[RAAN_RATE] * t,
+        o[ARGP] + o[ARGP_RATE] * t,
+        equipment.anomaly[i] + o[MEAN_RATE] * t,
+        earth.MU,
+    )
+    return r
