@@ -183,6 +183,34 @@ def test_reward_follows_the_documented_formula_and_bounds(wheels):
         assert low <= reward <= high
 
 
+@pytest.mark.parametrize("scenario", ["RigidRot/Reorient-v0", "RigidRot/Slew-v0"])
+def test_energy_reward_is_the_kinetic_energy_the_step_removed(scenario):
+    """With only w_E: r = w_E clip((E − E′)/E_max, −1, 1), E = ½ ωᵀJω of the true state
+    before and after the step (body frame, the env's own tensor: Slew's is not diagonal),
+    E_max = ½ J_max ω_max²; the bounds widen by w_E both ways."""
+    weights = {"reward_angle": 0.0, "reward_rate": 0.0, "reward_torque": 0.0, "reward_success": 0.0}
+    env = gym.make(scenario, **weights, reward_energy=7.0).unwrapped
+    s = env.scenario
+    assert env.reward_range == (-(s.reward_unsafe + 7.0), 7.0)
+    env.reset(seed=1, options={"rate": [0.1, -0.2, 0.15]})
+    inertia = env.inertia
+    e_max = 0.5 * np.linalg.eigvalsh(inertia).max() * s.max_rate**2
+    rng = np.random.default_rng(1)
+    signs = set()
+    for _ in range(30):
+        before = 0.5 * env.body_rates @ inertia @ env.body_rates
+        _, reward, terminated, _, _ = env.step(rng.uniform(-1, 1, 3).astype(np.float32))
+        after = 0.5 * env.body_rates @ inertia @ env.body_rates
+        assert not terminated
+        assert reward == pytest.approx(7.0 * np.clip((before - after) / e_max, -1, 1), rel=1e-9, abs=1e-15)
+        signs.add(np.sign(reward))
+    assert signs == {-1.0, 1.0}  # random torques both add and remove energy
+    # a free body keeps its energy: the term is what the actions did, up to RK4's error
+    env.step(np.zeros(3, dtype=np.float32))
+    _, reward, *_ = env.step(np.zeros(3, dtype=np.float32))
+    assert abs(reward) < 1e-9 * 7.0
+
+
 def test_out_of_range_actions_are_clipped():
     a = gym.make("RigidRot/Reorient-v0")
     b = gym.make("RigidRot/Reorient-v0")

@@ -78,6 +78,7 @@ def features_of(scenario: Scenario) -> Features:
         end_on_saturation=s.wheels and s.wheel_terminate_on_saturation,
         magnetic_field=s.magnetic_field,
         magnetorquers=s.magnetorquers,
+        energy_reward=bool(s.reward_energy),
     )
 
 

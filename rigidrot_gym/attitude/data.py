@@ -58,13 +58,14 @@ class Features(NamedTuple):
     end_on_saturation: bool  # a saturated wheel ends the episode
     magnetic_field: bool  # the geomagnetic field along the orbit, observed in the body frame
     magnetorquers: bool  # magnetic torque rods (actions are dipoles) instead of torquers
+    energy_reward: bool  # the reward credits the kinetic energy each step removes (no realism)
 
     @property
     def realistic(self) -> bool:
         """Any realism component: the torque model is then the library's whole compiled
         model (:func:`~rigidrot_gym.physics.torques.model_torque`) and the actuators' and
         loads' components run; else the body torque alone, held from the action."""
-        return any(self)
+        return any(on for name, on in self._asdict().items() if name != "energy_reward")
 
 
 class Bodies(NamedTuple):
@@ -119,6 +120,7 @@ class Rules(NamedTuple):
     reward_torque: float
     reward_success: float
     reward_unsafe: float
+    reward_energy: float
     hold_steps: int  # consecutive steps inside the tolerance that end the episode; 0: never
     max_steps: int  # steps that truncate the episode
 

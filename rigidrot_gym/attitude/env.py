@@ -159,9 +159,13 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ## Rewards
 
     r = −(w_θ θ/π + w_ω min(|ω|/ω_max, 1) + w_u |a|²/n) + w_s · inside − w_x · unsafe
+        + w_E clip((E − E′)/E_max, −1, 1)
 
     with the weights ``reward_angle``, ``reward_rate``, ``reward_torque``,
-    ``reward_success``, ``reward_unsafe`` of the scenario (defaults 1, 0.1, 0.01, 1, 10),
+    ``reward_success``, ``reward_unsafe``, ``reward_energy`` of the scenario (defaults 1,
+    0.1, 0.01, 1, 10, 0), E and E′ the rotational kinetic energy ½ ωᵀJω before and after
+    the step and E_max = ½ J_max ω_max² (a free body keeps E: the term is the energy the
+    step's actions took out),
     ``a`` the clipped action and n its size (3 torques, or one per wheel), inside =
     (θ ≤ ``pointing_tolerance_deg`` and |ω| ≤ ``rate_tolerance``) at this step, unsafe =
     |ω| > ``max_rate``. The reward lies in [−(w_θ + w_ω + w_u + w_x), w_s].

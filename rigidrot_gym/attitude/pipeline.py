@@ -92,6 +92,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_walk, with_gravity = features.random_walk, features.gravity_gradient
     with_sensors, with_ending = features.sensors, features.end_on_saturation
     with_field, with_rods = features.magnetic_field, features.magnetorquers
+    with_energy = features.energy_reward
     with_columns = with_wheels or with_delay or with_ending or with_field
     torque = torques.model_torque if realistic else torques.body_torque
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
@@ -166,6 +167,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             evaluation.write_observation(work.results, out.obs, lo, hi)
         evaluation.observe(call, bodies, rules, state, work, lo, hi)
         evaluation.assess(call, bodies, rules, work, out, lo, hi)
+        if with_energy:
+            evaluation.reward_dissipation(call, bodies, rules, work, out, lo, hi)
         if not with_sensors:
             evaluation.write_observation(work.results, out.obs, lo, hi)
         if with_columns:

@@ -288,6 +288,12 @@ class Reward(Table, key="reward"):
     unsafe: float = setting(
         10.0, check=bounded(MAX_REWARD_WEIGHT), flat="reward_unsafe", doc="w_x, the penalty of an unsafe step"
     )
+    energy: float = setting(
+        0.0,
+        check=bounded(MAX_REWARD_WEIGHT),
+        flat="reward_energy",
+        doc="w_E, of the kinetic energy the step removed, (E − E′)/E_max, E_max = ½ J_max max_rate²",
+    )
 
 
 class Disturbance(Table, key="disturbance"):

@@ -58,6 +58,7 @@ def rules_of(scenario: Scenario) -> Rules:
         reward_torque=float(scenario.reward_torque),
         reward_success=float(scenario.reward_success),
         reward_unsafe=float(scenario.reward_unsafe),
+        reward_energy=float(scenario.reward_energy),
         hold_steps=int(scenario.success_hold_steps),
         max_steps=int(scenario.max_episode_steps),
     )
@@ -65,6 +66,7 @@ def rules_of(scenario: Scenario) -> Rules:
 
 def reward_bounds(scenario: Scenario) -> tuple[float, float]:
     """(min, max) of the per-step reward (an unsafe rate and a wheel saturation that ends
-    the episode cost ``reward_unsafe`` once, not twice)."""
-    worst = scenario.reward_angle + scenario.reward_rate + scenario.reward_torque + scenario.reward_unsafe
-    return -worst, scenario.reward_success
+    the episode cost ``reward_unsafe`` once, not twice; the energy term lies in ±w_E)."""
+    s = scenario
+    worst = s.reward_angle + s.reward_rate + s.reward_torque + s.reward_unsafe + s.reward_energy
+    return -worst, s.reward_success + s.reward_energy

@@ -187,14 +187,22 @@ def eccentric_anomaly(M, e):
 def state(a, e, i, raan, argp, M, mu):
     """Position (m) and velocity (m/s), two 3-tuples in the inertial frame, on the Kepler
     orbit of the elements a (m), e, i, raan, argp (rad) at the mean anomaly M (rad) about a
-    body of gravitational parameter mu (m³/s²); any argument a float or an array.
+    body of gravitational parameter mu (m³/s²); any argument a float or an array:
+    :func:`state_at` of :func:`eccentric_anomaly`.
+    """
+    return state_at(a, e, i, raan, argp, eccentric_anomaly(M, e), mu)
+
+
+@jitable
+def state_at(a, e, i, raan, argp, E, mu):
+    """Position (m) and velocity (m/s) as :func:`state`, at the eccentric anomaly E (rad):
+    the anomaly of a circular orbit is its mean anomaly, which spares Kepler's equation.
 
     In the perifocal frame (x to the perigee, z along the angular momentum) r = a (cos E − e,
     √(1 − e²) sin E, 0) and v = (√(μa)/|r|) (−sin E, √(1 − e²) cos E, 0); the perifocal axes P
     and Q in the inertial frame are the first two columns of R_z(Ω) R_x(i) R_z(ω) (Vallado,
     4th ed., algorithm 10, COE2RV; Curtis ch. 4).
     """
-    E = eccentric_anomaly(M, e)
     cE, sE = np.cos(E), np.sin(E)
     b = np.sqrt(1.0 - e * e)
     x, y = a * (cE - e), a * b * sE

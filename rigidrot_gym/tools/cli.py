@@ -87,6 +87,12 @@ def _bench_throughput(args: argparse.Namespace) -> None:
     print(throughput.run(Path(args.out), quick=args.quick).text)
 
 
+def _bench_spacecraft(args: argparse.Namespace) -> None:
+    from rigidrot_gym.tools.bench import spacecraft
+
+    print(spacecraft.run(Path(args.out), quick=args.quick).text)
+
+
 def _bench_control(args: argparse.Namespace) -> None:
     from rigidrot_gym.control import CONTROLLERS
     from rigidrot_gym.tools.bench import campaign, control, policies
@@ -169,11 +175,13 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     """``rigidrot bench <name>``: one sub-command per benchmark."""
     bench = sub.add_parser(
         "bench",
-        help="benchmarks: accuracy, throughput, controllers, Ray",
+        help="benchmarks: accuracy, throughput, spacecraft, controllers, Ray",
         description="Benchmarks. Each writes a Markdown table, a CSV file and a plot into its output folder.",
         formatter_class=_Formatter,
     )
-    benches = bench.add_subparsers(dest="bench", required=True, metavar="{accuracy,throughput,control,ray}")
+    benches = bench.add_subparsers(
+        dest="bench", required=True, metavar="{accuracy,throughput,spacecraft,control,ray}"
+    )
 
     acc = _command(
         benches,
@@ -198,6 +206,18 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     _out(thr, "throughput")
     thr.add_argument("--quick", action="store_true", help="short runs, small batches: seconds")
+
+    craft = _command(
+        benches,
+        "spacecraft",
+        "MagDetumble-v0's spacecraft: our vector env against Basilisk",
+        "The cost per body per simulated second of RigidRot/MagDetumble-v0's spacecraft (orbit,\n"
+        "geomagnetic field, magnetorquers, RK4) in our native vector env and in Basilisk running\n"
+        "the same spacecraft, in one run (needs the basilisk extra; about a minute).",
+        _bench_spacecraft,
+    )
+    _out(craft, "spacecraft")
+    craft.add_argument("--quick", action="store_true", help="short runs, a small batch: seconds")
 
     ctl = _command(
         benches,

@@ -194,6 +194,25 @@ def assess(call, bodies, rules, work, out, lo, hi):
 
 
 @jitable
+def reward_dissipation(call, bodies, rules, work, out, lo, hi):
+    """Add w_E · clip((E − E′)/E_max, −1, 1) to the reward of the bodies ``lo`` … ``hi`` − 1
+    that stepped: E = ½ Σ J_k ω_k² the rotational kinetic energy before the step
+    (``bodies.state``, not yet committed) and E′ after it (``work.staged``), E_max =
+    ½ J_max ω_max² the most a body inside ``max_rate`` holds. In a free body E is
+    conserved, so the term is what the step's actions (and disturbances) took out:
+    a shaping term that credits each action at once with the energy it removed, which a
+    rate penalty alone credits only over the slow decay that follows."""
+    before, after, m, values = bodies.state, work.staged, bodies.moments, out.values
+    for i in jit.bodies(lo, hi):
+        live = call.stepped & (not call.waiting[i])
+        e0 = m[0, i] * before[4, i] ** 2 + m[1, i] * before[5, i] ** 2 + m[2, i] * before[6, i] ** 2
+        e1 = m[0, i] * after[4, i] ** 2 + m[1, i] * after[5, i] ** 2 + m[2, i] * after[6, i] ** 2
+        scale = max(m[0, i], max(m[1, i], m[2, i])) * rules.max_rate**2  # 2 E_max (the ½ cancels)
+        term = min(max((e0 - e1) / scale, -1.0), 1.0)
+        values[REWARD, i] += select(live, rules.reward_energy * term, 0.0)
+
+
+@jitable
 def write_observation(results, obs, lo, hi):
     """The observed rows of ``results`` into the float32 observations, body by body."""
     for i in jit.bodies(lo, hi):

@@ -22,7 +22,7 @@ from rigidrot_gym.physics.jit import jitable
 
 # Entries of Equipment.orbit: the elements at the epoch (m, rad) and the secular rates of
 # Ω, ω and M (rad/s; the two-body mean motion alone without J₂).
-A, E, INCLINATION, RAAN, ARGP, RAAN_RATE, ARGP_RATE, MEAN_RATE = range(8)
+A, ECC, INCLINATION, RAAN, ARGP, RAAN_RATE, ARGP_RATE, MEAN_RATE = range(8)
 ELEMENTS = 8
 
 
@@ -108,7 +108,7 @@ def constants(table: OrbitTable) -> np.ndarray:
         return out
     el = elements_of(table)
     rates = kepler.secular_rates(el) if table.j2 else (0.0, 0.0, kepler.mean_motion(el.a))
-    out[[A, E, INCLINATION, RAAN, ARGP]] = el.a, el.e, el.i, el.raan, el.argp
+    out[[A, ECC, INCLINATION, RAAN, ARGP]] = el.a, el.e, el.i, el.raan, el.argp
     out[[RAAN_RATE, ARGP_RATE, MEAN_RATE]] = rates
     return out
 
@@ -121,15 +121,14 @@ def start(anomaly: np.ndarray, rows: np.ndarray, uniforms: np.ndarray) -> None:
 
 @jitable
 def position(equipment, t, i):
-    """Body i's position (3-tuple, m, inertial frame) at its episode time ``t`` (s)."""
+    """Body i's position (3-tuple, m, inertial frame) at its episode time ``t`` (s). On a
+    circular orbit the eccentric anomaly is the mean anomaly: Kepler's equation, four
+    fifths of the cost, is solved only for an ellipse."""
     o = equipment.orbit
-    r, _ = kepler.state(
-        o[A],
-        o[E],
-        o[INCLINATION],
-        o[RAAN] + o[RAAN_RATE] * t,
-        o[ARGP] + o[ARGP_RATE] * t,
-        equipment.anomaly[i] + o[MEAN_RATE] * t,
-        earth.MU,
+    mean_anomaly = equipment.anomaly[i] + o[MEAN_RATE] * t
+    e = o[ECC]
+    anomaly = mean_anomaly if e == 0.0 else kepler.eccentric_anomaly(mean_anomaly, e)
+    r, _ = kepler.state_at(
+        o[A], e, o[INCLINATION], o[RAAN] + o[RAAN_RATE] * t, o[ARGP] + o[ARGP_RATE] * t, anomaly, earth.MU
     )
     return r

@@ -1,0 +1,332 @@
+"""The cost of simulating the MagDetumble spacecraft: our native vector env against Basilisk
+running the same spacecraft, measured in one run on one core each.
+
+The spacecraft is ``RigidRot/MagDetumble-v0``'s: a 6U CubeSat (the scenario's inertia) on a
+circular 500 km Sun-synchronous orbit, in the IGRF centred-dipole field of the epoch with
+the Earth turning under it, three magnetorquer rods along the body axes under a constant
+dipole command, RK4 at the scenario's sub-step (0.5 s).
+
+Basilisk (:func:`basilisk_spacecraft`) builds it from its own modules: a ``Spacecraft`` hub
+with point-mass Earth gravity (our μ) integrating the orbit numerically, a
+``planetEphemeris`` Earth whose ``J20002Pfix`` turns at the sidereal rate from the epoch's
+GMST, ``magneticFieldCenteredDipole`` with our IGRF coefficients and reference radius, and
+an ``MtbEffector``. Our env (:func:`ours`) takes the orbit in closed form, evaluates the
+field once per 1 s control period and holds it over the period; Basilisk recomputes it at
+every 0.5 s task step from its own integrated orbit. ``tests/test_bench_spacecraft.py``
+checks that the two fly the same spacecraft (their body rates after 120 s agree far more
+closely than the magnetorquers change them).
+
+Costs are wall-clock seconds per body per simulated second, stepping only: our env's
+construction, reset and compilation (a warm-up step) and Basilisk's set-up and
+``InitializeSimulation`` are left out; our step includes the env's observation, reward
+and episode-end checks, which Basilisk has no counterpart of. Basilisk simulates one
+spacecraft: it has no batch (a task with N hubs costs what N separate ones do,
+:mod:`rigidrot_gym.engines.basilisk`), so its cost per body does not fall with more
+bodies, while ours is measured at the batch size a trainer uses. Both run on one thread
+(our env's default ``num_threads=1``).
+
+The machine is shared and noisy: the two measurements alternate over several rounds and
+the medians are reported, the ratio as the median of the per-round ratios.
+
+Basilisk traps met here (bsk 2.12.1):
+
+* ``planetEphemeris`` always puts its planet on a heliocentric Kepler orbit (there is no
+  way to pin it at the origin): the Earth sits 1 AU from the origin and must be the
+  gravity's central body, so that the hub's states are relative to it. The field module
+  subtracts the planet's position from the hub's ``r_BN_N``; at 1 AU that costs ~2e-5 m
+  of rounding. Measured over 600 s at 0.5 s steps: the field agrees with
+  :func:`~rigidrot_gym.physics.geomagnetic.field_inertial` at Basilisk's own positions to
+  1.4e-10 relative, and those positions with our Kepler orbit to 0.23 mm.
+* ``planetEphemeris`` turns its planet only when all four of ``rightAscension``,
+  ``declination``, ``lst0`` and ``rotRate`` are set, one per planet. With none set,
+  ``J20002Pfix`` is silently the identity (an Earth that does not turn); with only some,
+  ``InitializeSimulation`` raises ``BasiliskError``.
+  With right ascension 0 and declination π/2 its 3-2-3 angles give
+  ``J20002Pfix`` = R_z(lst)ᵀ, our Earth-fixed frame at θ = lst.
+* ``gravBodyFactory.createEarth`` sets μ = 398600.436 km³/s², not WGS-84's: set ours.
+* ``MtbEffector`` reads the field message at every integration stage: with the modules
+  in the order ephemeris, spacecraft, field, magnetorquers, the step (t_{k−1}, t_k] uses
+  the field computed at t_{k−1}, which is the "field of the step's start" our env holds.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rigidrot_gym.attitude import scenario as scenarios
+from rigidrot_gym.attitude.components.magnetic_field import SIDEREAL_RATE
+from rigidrot_gym.attitude.components.orbit import elements_of
+from rigidrot_gym.attitude.scenario import Scenario
+from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
+from rigidrot_gym.engines.basilisk import import_basilisk
+from rigidrot_gym.physics import earth, geomagnetic
+from rigidrot_gym.physics import orbit as kepler
+from rigidrot_gym.tools.bench.throughput import machine
+from rigidrot_gym.tools.report import markdown_table
+
+ID = "RigidRot/MagDetumble-v0"
+# The measured start: a tumble of a few °/s, the rods at a fixed mixed command.
+ACTION = (0.7, -1.0, 0.4)
+RATE = (0.05, -0.03, 0.04)  # rad/s
+ANOMALY = 1.0  # rad
+SEED = 7  # of the start attitude
+_NANO = 1_000_000_000  # ns per s
+# planetEphemeris's heliocentric orbit for the Earth (see the module's traps): circular at
+# 1 AU; where on it does not matter, only that the Earth is the central body.
+_AU = 1.495978707e11  # m
+
+
+def _check(scenario: Scenario) -> None:
+    """Refuse a scenario that Basilisk's set-up here would not reproduce."""
+    if not (scenario.flight.enabled and scenario.geomagnetism.enabled and scenario.rods.enabled):
+        raise ValueError(f"{scenario.id}: the orbit, the magnetic field and the magnetorquers must be on")
+    if scenario.flight.j2:
+        raise ValueError(f"{scenario.id}: the J2 drift has no counterpart in this Basilisk set-up")
+
+
+def _task_steps(scenario: Scenario, seconds: float) -> int:
+    """The task steps of ``seconds``, a whole number of sub-steps (else Basilisk would stop
+    at another time than our env)."""
+    h = scenario.dt / scenario.substeps
+    steps = round(seconds / h)
+    if steps < 1 or not math.isclose(steps * h, seconds, rel_tol=1e-12):
+        raise ValueError(f"seconds must be a positive multiple of the sub-step {h} s, got {seconds!r}")
+    return steps
+
+
+def basilisk_spacecraft(
+    scenario: Scenario,
+    q0: np.ndarray,
+    omega0: np.ndarray,
+    anomaly: float,
+    dipole: np.ndarray,
+    seconds: float,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Basilisk simulating ``scenario``'s spacecraft for ``seconds`` from attitude ``q0``
+    (scalar-first, body to world), body rates ``omega0`` (rad/s) and the orbit's mean
+    anomaly ``anomaly`` (rad) at the epoch, its rods holding the constant body-frame
+    ``dipole`` (A·m², clipped by Basilisk to the scenario's limits), as the module's
+    docstring describes.
+
+    Returns:
+        The wall-clock seconds of ``ExecuteSimulation`` alone, the final attitude q
+        (scalar-first, body to world; either sign) and the final body rates (rad/s).
+
+    Raises:
+        ValueError: for a scenario without orbit, field or magnetorquers, or with J₂, or a
+            ``seconds`` that is not a positive multiple of the sub-step.
+        gymnasium.error.DependencyNotInstalled: without Basilisk.
+    """
+    _check(scenario)
+    steps = _task_steps(scenario, seconds)
+    import_basilisk()
+    from Basilisk.architecture import messaging
+    from Basilisk.simulation import (
+        MtbEffector,
+        magneticFieldCenteredDipole,
+        planetEphemeris,
+        spacecraft,
+        svIntegrators,
+    )
+    from Basilisk.utilities import RigidBodyKinematics, SimulationBaseClass, simIncludeGravBody
+
+    flight = scenario.flight
+    r0, v0 = kepler.position_velocity(elements_of(flight)._replace(mean_anomaly=float(anomaly)), 0.0)
+    jd = earth.julian_date(flight.epoch)
+    dipole_model = geomagnetic.igrf_dipole(geomagnetic.decimal_year(jd))
+    step_ns = round(scenario.dt / scenario.substeps * _NANO)
+
+    sim = SimulationBaseClass.SimBaseClass()
+    sim.CreateNewProcess("dynamics").addTask(sim.CreateNewTask("task", step_ns))
+
+    ephemeris = planetEphemeris.PlanetEphemeris()
+    ephemeris.setPlanetNames(planetEphemeris.StringVector(["earth"]))
+    sun_orbit = planetEphemeris.ClassicElements()
+    sun_orbit.a, sun_orbit.e, sun_orbit.i = _AU, 0.0, 0.0
+    sun_orbit.Omega, sun_orbit.omega, sun_orbit.f = 0.0, 0.0, 0.0
+    ephemeris.planetElements = planetEphemeris.classicElementVector([sun_orbit])
+    # The pole along z (RA 0, declination 90°): J20002Pfix = R_z(θ)ᵀ with θ = lst0 + rotRate t,
+    # the env's θ(t) = gmst(epoch) + SIDEREAL_RATE t.
+    ephemeris.rightAscension = planetEphemeris.DoubleVector([0.0])
+    ephemeris.declination = planetEphemeris.DoubleVector([np.pi / 2])
+    ephemeris.lst0 = planetEphemeris.DoubleVector([earth.gmst(jd)])
+    ephemeris.rotRate = planetEphemeris.DoubleVector([SIDEREAL_RATE])
+
+    craft = spacecraft.Spacecraft()
+    # The hub's mass stays Basilisk's default: with its centre of mass at B and point-mass
+    # gravity it enters neither the orbit nor the attitude.
+    craft.hub.IHubPntBc_B = np.asarray(scenario.inertia, dtype=float).tolist()
+    craft.hub.sigma_BNInit = np.reshape(RigidBodyKinematics.EP2MRP(np.asarray(q0, float)), (3, 1)).tolist()
+    craft.hub.omega_BN_BInit = np.reshape(np.asarray(omega0, float), (3, 1)).tolist()
+    craft.hub.r_CN_NInit = r0.reshape(3, 1).tolist()
+    craft.hub.v_CN_NInit = v0.reshape(3, 1).tolist()
+    integrator = svIntegrators.svIntegratorRK4(craft)  # kept: the hub holds only a pointer
+    craft.setIntegrator(integrator)
+
+    gravity = simIncludeGravBody.gravBodyFactory()
+    body = gravity.createEarth()
+    body.isCentralBody = True
+    body.mu = earth.MU
+    body.planetBodyInMsg.subscribeTo(ephemeris.planetOutMsgs[0])
+    gravity.addBodiesTo(craft)
+
+    field = magneticFieldCenteredDipole.MagneticFieldCenteredDipole()
+    field.g10, field.g11, field.h11 = dipole_model.g10, dipole_model.g11, dipole_model.h11
+    field.planetRadius = dipole_model.radius
+    field.planetPosInMsg.subscribeTo(ephemeris.planetOutMsgs[0])
+    field.addSpacecraftToModel(craft.scStateOutMsg)
+
+    rods = messaging.MTBArrayConfigMsgPayload()
+    rods.numMTB = 3
+    rods.GtMatrix_B = np.eye(3).flatten().tolist()
+    rods.maxMtbDipoles = [float(m) for m in scenario.magnetorquer_max_dipole]
+    command = messaging.MTBCmdMsgPayload()
+    command.mtbDipoleCmds = [float(m) for m in dipole]
+    # The messages must outlive the run: the effector reads them through pointers.
+    messages = (messaging.MTBArrayConfigMsg().write(rods), messaging.MTBCmdMsg().write(command))
+    torquers = MtbEffector.MtbEffector()
+    torquers.mtbParamsInMsg.subscribeTo(messages[0])
+    torquers.mtbCmdInMsg.subscribeTo(messages[1])
+    torquers.magInMsg.subscribeTo(field.envOutMsgs[0])
+    craft.addDynamicEffector(torquers)
+
+    # In this order at each tick t_k (equal priorities run in the order added): the Earth
+    # at t_k, the hub integrated over (t_{k-1}, t_k] with the field message of t_{k-1},
+    # then the field at the hub's new position for the next step.
+    for model in (ephemeris, craft, field, torquers):
+        sim.AddModelToTask("task", model)
+    sim.InitializeSimulation()
+    sim.ConfigureStopTime(steps * step_ns)
+    start = time.perf_counter()
+    sim.ExecuteSimulation()
+    elapsed = time.perf_counter() - start
+    state = craft.scStateOutMsg.read()
+    q = np.asarray(RigidBodyKinematics.MRP2EP(np.ravel(state.sigma_BN)), dtype=float)
+    return elapsed, q, np.asarray(state.omega_BN_B, dtype=float)
+
+
+def ours(scenario: Scenario, num_envs: int, seconds: float) -> float:
+    """Wall-clock seconds for ``AttitudeVectorEnv(num_envs, scenario)`` to step
+    ``seconds / scenario.dt`` control periods under the constant action :data:`ACTION`,
+    after a reset and one warm-up step (so that compiling or loading the kernels is not
+    counted)."""
+    periods = round(seconds / scenario.dt)
+    env = AttitudeVectorEnv(num_envs, scenario)
+    try:
+        env.reset(seed=SEED)
+        action = np.broadcast_to(np.asarray(ACTION, dtype=np.float32), env.action_space.shape).copy()
+        env.step(action)
+        start = time.perf_counter()
+        for _ in range(periods):
+            env.step(action)
+        return time.perf_counter() - start
+    finally:
+        env.close()
+
+
+def start_state(scenario: Scenario) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """The measured start: a seeded attitude, :data:`RATE`, :data:`ANOMALY`, and the dipole
+    (A·m²) of :data:`ACTION` as our env applies it (the float32 action times the limits)."""
+    q0 = np.random.default_rng(SEED).normal(size=4)
+    q0 /= np.linalg.norm(q0)
+    dipole = np.asarray(ACTION, dtype=np.float32).astype(float) * np.asarray(scenario.magnetorquer_max_dipole)
+    return q0, np.asarray(RATE, dtype=float), ANOMALY, dipole
+
+
+@dataclass(frozen=True)
+class Report:
+    """What :func:`run` measured (medians over its rounds); ``text`` is the Markdown summary.
+
+    Attributes:
+        basilisk_cost: Basilisk's wall-clock seconds per simulated second, one spacecraft.
+        ours_cost: our env's wall-clock seconds per body per simulated second.
+        ratio: Basilisk's cost over ours (the median of the per-round ratios).
+        machine: the CPU model, as :func:`~rigidrot_gym.tools.bench.throughput.machine`.
+        text: the Markdown summary, as written to ``spacecraft.md``.
+    """
+
+    basilisk_cost: float
+    ours_cost: float
+    ratio: float
+    machine: str
+    text: str
+
+
+CSV_COLUMNS = ("round", "engine", "bodies", "simulated_s", "wall_s", "s_per_body_per_simulated_s")
+
+
+def run(out: Path, quick: bool = False) -> Report:
+    """Measure Basilisk (one spacecraft, 600 s; quick: 60 s) against our vector env
+    (4096 envs over 600 s; quick: 256 over 60 s), alternating over 5 rounds (quick: 3),
+    write ``spacecraft.md`` and ``spacecraft.csv`` into ``out`` and return the report."""
+    out.mkdir(parents=True, exist_ok=True)
+    scenario = scenarios.find(ID)
+    seconds, num_envs, rounds = (60.0, 256, 3) if quick else (600.0, 4096, 5)
+    q0, omega0, anomaly, dipole = start_state(scenario)
+
+    # Warm-ups, untimed: Basilisk's libraries and our kernels loaded before the first round.
+    basilisk_spacecraft(scenario, q0, omega0, anomaly, dipole, scenario.dt)
+    ours(scenario, 1, scenario.dt)
+    rows, theirs_cost, our_cost, ratios = [], [], [], []
+    for k in range(rounds):
+        wall_b = basilisk_spacecraft(scenario, q0, omega0, anomaly, dipole, seconds)[0]
+        wall_o = ours(scenario, num_envs, seconds)
+        theirs_cost.append(wall_b / seconds)
+        our_cost.append(wall_o / (num_envs * seconds))
+        ratios.append(theirs_cost[-1] / our_cost[-1])
+        rows.append((k, "basilisk", 1, seconds, wall_b, theirs_cost[-1]))
+        rows.append((k, "rigidrot_gym", num_envs, seconds, wall_o, our_cost[-1]))
+    with open(out / "spacecraft.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(CSV_COLUMNS)
+        writer.writerows((*row[:4], f"{row[4]:.6g}", f"{row[5]:.6g}") for row in rows)
+
+    cpu = machine()
+    basilisk_cost, ours_cost, ratio = (statistics.median(x) for x in (theirs_cost, our_cost, ratios))
+    table = markdown_table(
+        ("simulator", "bodies", "simulated s", "wall s (median)", "µs per body per simulated s"),
+        [
+            (
+                "Basilisk (bsk): Spacecraft + gravity + planetEphemeris + centred dipole + MtbEffector",
+                1,
+                f"{seconds:g}",
+                f"{statistics.median(r[4] for r in rows if r[1] == 'basilisk'):.4f}",
+                f"{1e6 * basilisk_cost:.3g}",
+            ),
+            (
+                "rigidrot_gym AttitudeVectorEnv (one thread)",
+                num_envs,
+                f"{seconds:g}",
+                f"{statistics.median(r[4] for r in rows if r[1] == 'rigidrot_gym'):.4f}",
+                f"{1e6 * ours_cost:.3g}",
+            ),
+        ],
+    )
+    kind = "quick" if quick else "full"
+    text = "\n".join(
+        [
+            f"# The MagDetumble spacecraft: our vector env against Basilisk ({kind} run)",
+            "",
+            f"Machine: {cpu}. Both measured in this run, alternating over {rounds} rounds; medians.",
+            "",
+            table,
+            "",
+            f"Basilisk costs **{ratio:.3g}×** ours per body per simulated second (median of the per-round "
+            f"ratios) on this CPU ({cpu}). Stepping only: our env's construction, reset and compilation, "
+            "Basilisk's set-up and initialisation are excluded. Our step also computes each env's "
+            "observation, reward and episode end; Basilisk integrates the orbit as well and "
+            "recomputes the field at every 0.5 s step; our env takes the orbit in closed form and the field "
+            "once per 1 s period. Basilisk has no batch: its cost per body is that of one spacecraft at any "
+            f"count. Start: {scenario.id}, action {list(ACTION)} (dipole {dipole.round(4).tolist()} A·m²), "
+            f"body rates {list(RATE)} rad/s, mean anomaly {ANOMALY} rad at {scenario.flight.epoch}.",
+        ]
+    )
+    (out / "spacecraft.md").write_text(text + "\n")
+    return Report(basilisk_cost=basilisk_cost, ours_cost=ours_cost, ratio=ratio, machine=cpu, text=text)
