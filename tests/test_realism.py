@@ -16,6 +16,7 @@ from rigidrot_gym.attitude.variates import splitmix_uniform
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.control import QuaternionFeedback
 from rigidrot_gym.control.base import gyroscopic
+from rigidrot_gym.physics import orbit as kepler
 from rigidrot_gym.physics import quaternion as quat
 
 J = np.diag([0.08, 0.10, 0.05])  # Reorient-v0's body, kg·m²
@@ -288,6 +289,52 @@ def test_gravity_gradient_torque_follows_the_orbit():
     assert np.linalg.norm(later - expected) < 2e-4 * np.linalg.norm(later)
     stale = model(phi0 + 0.5 * n_orbit * DT, m)  # the phase must have advanced
     assert np.linalg.norm(later - stale) > 10 * np.linalg.norm(later - expected)
+
+
+def test_gravity_gradient_follows_the_scenario_orbit():
+    # An inclined, slightly eccentric orbit: the world torque read back from the momentum
+    # change over a step at rest is 3μ/r³ r̂ × (M r̂), r from the library's checked Kepler
+    # orbit at mid-step (M = R J Rᵀ). The start's mean anomaly M0 is drawn per episode:
+    # fitted on the first step, then 150 steps later it must hold without refitting.
+    el = kepler.elements(6878137.0, 0.01, np.radians(51.6), np.radians(40.0), np.radians(30.0), 0.0)
+    orbit = {
+        "orbit": True,
+        "orbit_eccentricity": 0.01,
+        "orbit_inclination_deg": 51.6,
+        "orbit_raan_deg": 40.0,
+        "orbit_argp_deg": 30.0,
+    }
+    env = _make(gravity_gradient=True, **orbit)
+    env.reset(seed=2, options=AT_REST)
+
+    def measured_torque():
+        before = quat.rotate(env.attitude, J @ env.body_rates)
+        rotation = quat.to_matrix(env.attitude)
+        env.step(np.zeros(3))
+        return (quat.rotate(env.attitude, J @ env.body_rates) - before) / DT, rotation @ J @ rotation.T
+
+    def model(anomaly, t, m):
+        r, _ = kepler.position_velocity(el._replace(mean_anomaly=0.0), t + anomaly / kepler.mean_motion(el.a))
+        distance = np.linalg.norm(r, axis=-1, keepdims=True)
+        unit = r / distance
+        return 3.0 * 3.986004418e14 / distance**3 * np.cross(unit, unit @ m)
+
+    first, m = measured_torque()
+    grid = np.linspace(0.0, 2.0 * np.pi, 200_001)
+    anomaly = grid[np.argmin(np.linalg.norm(model(grid, 0.5 * DT, m) - first, axis=-1))]
+    np.testing.assert_allclose(first, model(anomaly, 0.5 * DT, m), rtol=0, atol=1e-4 * np.linalg.norm(first))
+    for _ in range(149):
+        env.step(np.zeros(3))
+    later, m = measured_torque()
+    expected = model(anomaly, 150.5 * DT, m)
+    assert np.linalg.norm(later - expected) < 2e-4 * np.linalg.norm(later)
+    # the circular equatorial orbit of the same altitude is another torque
+    assert np.linalg.norm(later - model(anomaly, 0.5 * DT, m)) > 10 * np.linalg.norm(later - expected)
+
+
+def test_gravity_gradient_altitude_and_the_orbit_are_not_given_twice():
+    with pytest.raises(ValueError, match=r"with orbit\.enabled the gravity gradient follows that orbit"):
+        _make(gravity_gradient=True, orbit=True, orbit_altitude=7e5)
 
 
 # ----------------------------------------------------------------------- randomisation

@@ -93,3 +93,37 @@ def test_gravity_gradient_rejects_a_bad_orbit():
             GravityGradient(bad)
     with pytest.raises(ValueError, match=r"GravityGradient.phase must be a finite number, got inf"):
         GravityGradient(1e-3, np.inf)
+
+
+def test_gravity_gradient_in_an_inclined_plane_is_the_equatorial_one_turned():
+    # The orbit plane (P, Q) = R (x, y) for a rotation R: the run in that plane from
+    # q0' = R q0 is the equatorial run turned by R (the torque depends on the body's
+    # attitude relative to r̂ only), body rates identical.
+    turn = quat.from_rotvec(np.array([0.3, -1.1, 0.7]))
+    plane = quat.rotate(turn, np.eye(3)[:2])
+    dt, steps = 0.01 / N_ORBIT, 500
+    flat = propagate(Q0, W0 * 0.1, I_GG, dt, steps, method="rk4", torque=GravityGradient(N_ORBIT, 0.4))
+    tilted = propagate(
+        quat.multiply(turn, Q0),
+        W0 * 0.1,
+        I_GG,
+        dt,
+        steps,
+        method="rk4",
+        torque=GravityGradient(N_ORBIT, 0.4, plane=plane),
+    )
+    np.testing.assert_allclose(tilted.omega, flat.omega, rtol=0, atol=1e-12)
+    assert np.max(quat.angle_between(tilted.q, quat.multiply(turn, flat.q))) < 1e-11
+    # and the plane matters: the equatorial plane from the turned start is another motion
+    other = propagate(
+        quat.multiply(turn, Q0), W0 * 0.1, I_GG, dt, steps, method="rk4", torque=GravityGradient(N_ORBIT, 0.4)
+    )
+    assert np.max(np.abs(other.omega - flat.omega)) > 1e-3
+
+
+@pytest.mark.parametrize(
+    "plane", [((1.0, 0.0, 0.0), (1.0, 0.0, 0.0)), ((2.0, 0.0, 0.0), (0.0, 1.0, 0.0)), ((1.0, 0.0, 0.0),)]
+)
+def test_gravity_gradient_rejects_a_plane_that_is_not_two_orthonormal_axes(plane):
+    with pytest.raises(ValueError, match=r"GravityGradient.plane must be two orthonormal 3-vectors"):
+        GravityGradient(1e-3, 0.0, plane=plane)

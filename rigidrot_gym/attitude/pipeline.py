@@ -91,7 +91,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_noise, with_disturbances = features.actuator_noise, features.disturbances
     with_walk, with_gravity = features.random_walk, features.gravity_gradient
     with_sensors, with_ending = features.sensors, features.end_on_saturation
-    with_field, with_rods = features.magnetic_field, features.magnetorquers
+    with_field, with_rods, with_orbit = features.magnetic_field, features.magnetorquers, features.orbit
     with_energy = features.energy_reward
     with_columns = with_wheels or with_delay or with_ending or with_field
     torque = torques.model_torque if realistic else torques.body_torque
@@ -115,7 +115,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             work.commands[k, i] = u
 
     @jitable
-    def hold_loads(bodies, equipment, work, i):
+    def hold_loads(bodies, equipment, work, dt, i):
         """Body i's torque parameters held over the period."""
         p = bodies.principal
         b = (p[0, i], p[1, i], p[2, i], p[3, i])
@@ -129,7 +129,10 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             h, hdot = loads.wheel_momentum(equipment, work, i)
             loads.hold_wheel_momentum(h, hdot, b, work.params, i)
         if with_gravity:
-            gravity_gradient.hold(equipment, bodies, work.params, i)
+            if with_orbit:
+                gravity_gradient.hold_orbit(equipment, bodies, work.params, dt * bodies.steps[i], i)
+            else:
+                gravity_gradient.hold(equipment, bodies, work.params, i)
 
     @jitable
     def actuate(call, bodies, equipment, work, lo, hi):
@@ -140,7 +143,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         for i in range(lo, hi):
             if call.stepped and not call.waiting[i]:
                 command(call, bodies, equipment, work, i)
-                hold_loads(bodies, equipment, work, i)
+                hold_loads(bodies, equipment, work, call.dt, i)
         return nonfinite
 
     @jitable

@@ -566,6 +566,11 @@ def _check_consistency(s: Scenario, source: str) -> None:
     for broken, message in needs:
         if broken:
             raise ScenarioError(f"{source}: {message}")
+    if s.orbit and s.gravity_gradient and s.orbit_altitude != GravityGradientTable.orbit_altitude:
+        raise ScenarioError(
+            f"{source}: field gravity_gradient.orbit_altitude is the circular orbit's without [orbit]; with "
+            f"orbit.enabled the gravity gradient follows that orbit: leave it out, got {s.orbit_altitude!r}"
+        )
     if s.orbit:
         try:
             elements_of(s.flight)

@@ -57,7 +57,8 @@ GG_PHASE = 20  # [20] orbit phase at t = 0, rad
 GG_MOMENTS = 21  # [21:24] the principal moments the gravity gradient acts on, kg·m²
 MAG_DIPOLE = 24  # [24:27] magnetic dipole fixed in the body (magnetorquers' total), A·m²
 MAG_FIELD = 27  # [27:30] magnetic field, constant in the world frame, T
-SIZE = 30
+GG_PLANE = 30  # [30:36] the orbit plane's axes P (phase 0) and Q (phase π/2), world frame
+SIZE = 36
 
 FRAMES = ("body", "world")
 
@@ -96,6 +97,12 @@ def parameters(params, i):
         params[27, i],
         params[28, i],
         params[29, i],
+        params[30, i],
+        params[31, i],
+        params[32, i],
+        params[33, i],
+        params[34, i],
+        params[35, i],
     )
 
 
@@ -115,8 +122,9 @@ def model_torque(t, q, omega, p):
     from ``p``.
 
     h(t) = h + ḣ t is the momentum of reaction wheels spun by constant motor torques;
-    r̂ = q* (cos(φ + n t), sin(φ + n t), 0) q the direction from the Earth in a circular
-    orbit whose normal is world z (gravity-gradient torque, Wertz 1978 §17.2); m × (q* B q)
+    r̂ = q* (cos(φ + n t) P + sin(φ + n t) Q) q the direction from the Earth in a circular
+    orbit whose plane has the world axes P and Q (gravity-gradient torque, Wertz 1978
+    §17.2); m × (q* B q)
     the torque on a body-fixed magnetic dipole m in the world-fixed field B (magnetic
     torque, same section).
     """
@@ -132,7 +140,8 @@ def model_torque(t, q, omega, p):
         tau = vec.sub(tau, vec.cross(omega, momentum))
     if any_true(p[GG_RATE] != 0.0):
         phase = p[GG_PHASE] + p[GG_MOTION] * t
-        r = qrotate_inv(qnormalize(q), (np.cos(phase), np.sin(phase), 0.0 * phase))
+        c, s, a, b = np.cos(phase), np.sin(phase), _vector(p, GG_PLANE), _vector(p, GG_PLANE + 3)
+        r = qrotate_inv(qnormalize(q), (c * a[0] + s * b[0], c * a[1] + s * b[1], c * a[2] + s * b[2]))
         tau = vec.axpy(p[GG_RATE], vec.cross(r, vec.mul(_vector(p, GG_MOMENTS), r)), tau)
     if _nonzero(p, MAG_DIPOLE) and _nonzero(p, MAG_FIELD):
         field = qrotate_inv(qnormalize(q), _vector(p, MAG_FIELD))
@@ -197,11 +206,13 @@ class WheelMomentum:
 @dataclass(frozen=True)
 class GravityGradient:
     """The gravity-gradient torque 3n² r̂ × (I r̂) of a circular orbit with mean motion
-    ``mean_motion`` n (rad/s, positive) and normal world z; ``phase`` (rad) places the body
-    on the orbit at t = 0 (r̂ = (cos φ, sin φ, 0) in the world frame)."""
+    ``mean_motion`` n (rad/s, positive); ``phase`` (rad) places the body on the orbit at
+    t = 0: r̂ = cos φ P + sin φ Q in the world frame, ``plane`` = (P, Q) the orbit plane's
+    orthonormal axes (world frame; default world x and y: the orbit normal world z)."""
 
     mean_motion: float
     phase: float = 0.0
+    plane: tuple = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
 
     def __post_init__(self) -> None:
         n = validation.scalar(self.mean_motion, "GravityGradient.mean_motion", positive=True)
@@ -209,6 +220,13 @@ class GravityGradient:
             raise ValueError(f"GravityGradient.mean_motion must have a finite 3n², got {n!r}")
         object.__setattr__(self, "mean_motion", n)
         object.__setattr__(self, "phase", validation.scalar(self.phase, "GravityGradient.phase"))
+        axes = validation.vectors(self.plane, "GravityGradient.plane", 3)
+        if axes.shape != (2, 3) or not np.allclose(axes @ axes.T, np.eye(2), rtol=0.0, atol=1e-12):
+            raise ValueError(
+                "GravityGradient.plane must be two orthonormal 3-vectors (P, Q), got "
+                + validation.show(self.plane)
+            )
+        object.__setattr__(self, "plane", (tuple(axes[0].tolist()), tuple(axes[1].tolist())))
 
 
 @dataclass(frozen=True)
@@ -373,6 +391,7 @@ def _pack(term, params: np.ndarray, batch_shape: tuple[int, ...], principal, mom
         params[:, GG_MOTION] = term.mean_motion
         params[:, GG_PHASE] = term.phase
         params[:, GG_MOMENTS : GG_MOMENTS + 3] = np.broadcast_to(moments, (*batch_shape, 3)).reshape(n, 3)
+        params[:, GG_PLANE : GG_PLANE + 6] = np.ravel(term.plane)
     elif isinstance(term, MagneticDipole):
         # One dipole row and one field row: dipoles in different fields do not add up to one.
         if np.any(params[:, MAG_DIPOLE : MAG_FIELD + 3]):

@@ -1,6 +1,9 @@
 """The gravity-gradient torque of a circular orbit, 3n² r̂ × (J r̂) (Wertz 1978 §17.2):
 r̂ is the direction from the Earth, turning at the orbit's mean motion n about world z
-(the orbit normal), from a phase drawn per episode. The torque itself is the library's
+(the orbit normal), from a phase drawn per episode. With ``[orbit]`` (:func:`hold_orbit`)
+it is the scenario's orbit's: 3μ/r³, r̂ turning in that orbit's plane from the body's
+position at the period's start at its rate of then (exact on a circular orbit; on an
+ellipse the strength and rate are held over the period). The torque itself is the library's
 compiled term (:class:`rigidrot_gym.physics.torques.GravityGradient`), evaluated at every
 integrator stage; this component holds its parameters.
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.settings import Table, flag, positive, setting
 from rigidrot_gym.physics import earth, torques, validation
 from rigidrot_gym.physics.jit import jitable
@@ -36,7 +40,7 @@ class GravityGradientTable(Table, key="gravity_gradient"):
         unit="m",
         flat="orbit_altitude",
         legacy=("disturbance.orbit_altitude",),
-        doc="of the circular orbit, above the Earth's equatorial radius",
+        doc="of the circular orbit, above the Earth's equatorial radius (with [orbit]: that orbit's)",
     )
 
 
@@ -61,9 +65,39 @@ def start(phase: np.ndarray, rows: np.ndarray, uniforms: np.ndarray) -> None:
 
 @jitable
 def hold(equipment, bodies, params, i):
-    """Body i's gravity-gradient parameters: 3n², n, the orbit phase at its episode step
-    and its principal moments."""
-    params[torques.GG_RATE, i], params[torques.GG_MOTION, i] = equipment.gravity_rate, equipment.mean_motion
-    params[torques.GG_PHASE, i] = equipment.phase[i] + equipment.phase_per_period * bodies.steps[i]
+    """Body i's gravity-gradient parameters: 3n², n, the orbit phase at its episode step,
+    the orbit plane (world x and y) and its principal moments."""
+    phase = equipment.phase[i] + equipment.phase_per_period * bodies.steps[i]
+    _hold(
+        params,
+        equipment.gravity_rate,
+        equipment.mean_motion,
+        phase,
+        (1.0, 0.0, 0.0),
+        (0.0, 1.0, 0.0),
+        bodies,
+        i,
+    )
+
+
+@jitable
+def hold_orbit(equipment, bodies, params, t, i):
+    """Body i's gravity-gradient parameters along the scenario's orbit at its episode time
+    ``t`` (s): 3μ/r³, the argument of latitude, its rate and the orbit plane of that time
+    (:func:`~rigidrot_gym.attitude.components.orbit.nadir_motion`)."""
+    u, rate, strength, p, q = orbit.nadir_motion(equipment, t, i)
+    _hold(params, strength, rate, u, p, q, bodies, i)
+
+
+@jitable
+def _hold(params, strength, rate, phase, p, q, bodies, i):
+    params[torques.GG_RATE, i], params[torques.GG_MOTION, i], params[torques.GG_PHASE, i] = (
+        strength,
+        rate,
+        phase,
+    )
+    a = torques.GG_PLANE
+    params[a, i], params[a + 1, i], params[a + 2, i] = p
+    params[a + 3, i], params[a + 4, i], params[a + 5, i] = q
     g, m = torques.GG_MOMENTS, bodies.moments
     params[g, i], params[g + 1, i], params[g + 2, i] = m[0, i], m[1, i], m[2, i]

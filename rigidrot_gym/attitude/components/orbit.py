@@ -132,3 +132,28 @@ def position(equipment, t, i):
         o[A], e, o[INCLINATION], o[RAAN] + o[RAAN_RATE] * t, o[ARGP] + o[ARGP_RATE] * t, anomaly, earth.MU
     )
     return r
+
+
+@jitable
+def nadir_motion(equipment, t, i):
+    """Where body i's nadir points at its episode time ``t`` (s), as the gravity gradient
+    reads it: (u, u̇, 3μ/r³, P, Q) with r̂ = cos u P + sin u Q the direction from the Earth,
+    u = ω + f the argument of latitude and u̇ = ω̇ + n a² √(1 − e²)/r² its rate (f the true
+    anomaly, n the mean motion), P = (cos Ω, sin Ω, 0) the ascending node and Q = ĥ × P,
+    ĥ the orbit normal (Vallado, 4th ed., §2.2 and algorithm 10). Exact for a circular
+    orbit; on an ellipse u̇ and r are those of time t."""
+    o = equipment.orbit
+    mean_anomaly = equipment.anomaly[i] + o[MEAN_RATE] * t
+    e = o[ECC]
+    if e == 0.0:
+        true_anomaly, r = mean_anomaly, o[A]
+    else:
+        E = kepler.eccentric_anomaly(mean_anomaly, e)
+        half = 0.5 * E
+        true_anomaly = 2.0 * np.arctan2(np.sqrt(1.0 + e) * np.sin(half), np.sqrt(1.0 - e) * np.cos(half))
+        r = o[A] * (1.0 - e * np.cos(E))
+    raan, inclination = o[RAAN] + o[RAAN_RATE] * t, o[INCLINATION]
+    u = o[ARGP] + o[ARGP_RATE] * t + true_anomaly
+    u_rate = o[ARGP_RATE] + o[MEAN_RATE] * o[A] ** 2 * np.sqrt(1.0 - e * e) / (r * r)
+    cO, sO, ci, si = np.cos(raan), np.sin(raan), np.cos(inclination), np.sin(inclination)
+    return u, u_rate, 3.0 * earth.MU / r**3, (cO, sO, 0.0), (-ci * sO, ci * cO, si)
