@@ -353,6 +353,7 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         end_on_saturation=0.0,
         orbit=np.zeros(8),
         field_model=np.zeros(6),
+        wheel_model=np.zeros(9),
     )
     call = data.Period(
         action=np.zeros((n, 3), dtype=np.float32),

@@ -66,6 +66,7 @@ EXPECTED = {
     "wheel_layout": ("wheels.layout", "none", "pyramid", "tetrahedron"),
     "wheel_max_torque": ("wheels.max_torque", 0.01, 0.02, 0.0),
     "wheel_max_momentum": ("wheels.max_momentum", 0.05, 0.1, -1.0),
+    "wheel_model": ("wheels.model", "ideal", "RW0", "HR17"),
     "wheel_terminate_on_saturation": ("wheels.terminate_on_saturation", False, True, "yes"),
     "dt": ("simulation.dt", REQUIRED, 0.05, 0),
     "substeps": ("simulation.substeps", REQUIRED, 3, 100_001),
@@ -111,7 +112,11 @@ EXPECTED = {
     "randomize_start": ("randomization.start", 0.0, 0.2, -0.2),
 }
 # What a keyword's valid value needs besides: the field is the orbit's, the rods need the field.
-NEEDS = {"magnetic_field": {"orbit": True}, "magnetorquers": {"orbit": True, "magnetic_field": True}}
+NEEDS = {
+    "magnetic_field": {"orbit": True},
+    "magnetorquers": {"orbit": True, "magnetic_field": True},
+    "wheel_model": {"wheel_layout": "pyramid"},
+}
 
 
 def _valid(keyword: str) -> dict:
@@ -124,6 +129,7 @@ SWITCHES = {
     "actuator_noise",
     "actuation_delay",
     "wheel_layout",
+    "wheel_model",
     "disturbance_constant",
     "disturbance_random_walk",
     "gravity_gradient",

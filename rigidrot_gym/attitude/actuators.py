@@ -12,6 +12,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.wheels import wheel_axes
 from rigidrot_gym.attitude.scenario import Scenario
+from rigidrot_gym.physics import reaction_wheels
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,9 @@ class Actuators:
             return cls.torquers(scenario.max_torque)
         axes = wheel_axes(scenario.wheel_layout)
         n = axes.shape[1]
+        if scenario.wheel_model != "ideal":  # the preset's motor limit and momentum at top speed
+            model = reaction_wheels.PRESETS[scenario.wheel_model]
+            return cls(axes, np.full(n, model.u_max), np.full(n, model.max_momentum), True)
         return cls(axes, np.full(n, scenario.wheel_max_torque), np.full(n, scenario.wheel_max_momentum), True)
 
     @property

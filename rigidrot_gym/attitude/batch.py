@@ -30,7 +30,7 @@ import numpy as np
 
 from rigidrot_gym.attitude import data, pipeline, randomization
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import gravity_gradient, magnetic_field, orbit
+from rigidrot_gym.attitude.components import gravity_gradient, magnetic_field, orbit, wheels
 from rigidrot_gym.attitude.components.integration import divergence_error, first_failure, valid_state
 from rigidrot_gym.attitude.data import OUTPUTS, REWARD, TERMINATED, TRUNCATED, Features
 from rigidrot_gym.attitude.draws import sources
@@ -69,6 +69,7 @@ def features_of(scenario: Scenario) -> Features:
     s = scenario
     return Features(
         wheels=s.wheels,
+        real_wheels=s.wheels and s.wheel_model != "ideal",
         delay=s.actuation_delay,
         actuator_noise=bool(s.actuator_noise),
         disturbances=bool(s.disturbance_constant or s.disturbance_random_walk),
@@ -208,6 +209,7 @@ class AttitudeBatch:
             end_on_saturation=float(s.reward_unsafe) if s.wheel_terminate_on_saturation else 0.0,
             orbit=orbit.constants(s.flight),
             field_model=magnetic_field.constants(s.flight, s.geomagnetism),
+            wheel_model=wheels.model_constants(s.wheel_model),
         )
 
     # ----------------------------------------------------------------- the state

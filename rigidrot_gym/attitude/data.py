@@ -49,6 +49,7 @@ class Features(NamedTuple):
     branch in the loops over bodies)."""
 
     wheels: bool  # reaction wheels (n wheel torques), else ideal torquers (3 body torques)
+    real_wheels: bool  # the wheels' motor rule and bearing friction (a Basilisk preset)
     delay: bool  # each action acts one control period late
     actuator_noise: bool  # multiplicative noise on each actuator torque
     disturbances: bool  # constant and random-walk disturbance torques
@@ -108,6 +109,7 @@ class Equipment(NamedTuple):
     end_on_saturation: float  # the unsafe penalty a saturation costs when it ends the episode
     orbit: np.ndarray  # (orbit.ELEMENTS,) the orbit's elements and rates (components.orbit)
     field_model: np.ndarray  # (MODEL,) the dipole and the Earth's angle (components.magnetic_field)
+    wheel_model: np.ndarray  # (MODEL,) a real wheel's constants (components.wheels)
 
 
 class Rules(NamedTuple):

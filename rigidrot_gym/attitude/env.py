@@ -119,7 +119,10 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     other way (τ = −A u, A the (3, n) spin axes); the wheels' momentum h = A h_w enters
     Euler's equations, J ω̇ = τ_ext − A u − ω × (Jω + h), in the same integrator. A
     wheel at ``wheel_max_momentum`` (its top speed) can only slow down: its torque is cut
-    to keep |h_w| ≤ h_max.
+    to keep |h_w| ≤ h_max. With ``wheel_model`` a Basilisk preset (``"HR16"``,
+    ``"RWP015"``, ``"RW0"``) the limits are the preset's, and each command goes through
+    its motor rule (saturation, deadband, no driving beyond its top speed) and gains its
+    bearing friction, at the wheel's speed relative to the body at the period's start.
 
     With ``magnetorquers`` the action is ``Box(-1, 1, (3,))``: each rod's magnetic dipole
     as a fraction of ``magnetorquer_max_dipole`` (A·m², rods along the body axes).

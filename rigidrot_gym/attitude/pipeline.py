@@ -77,6 +77,7 @@ from rigidrot_gym.attitude.data import (
 )
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics.jit import jitable, kernel
+from rigidrot_gym.physics.quaternion import qrotate
 
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
@@ -92,15 +93,19 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_walk, with_gravity = features.random_walk, features.gravity_gradient
     with_sensors, with_ending = features.sensors, features.end_on_saturation
     with_field, with_rods, with_orbit = features.magnetic_field, features.magnetorquers, features.orbit
-    with_energy = features.energy_reward
+    with_energy, with_real_wheels = features.energy_reward, features.real_wheels
     with_columns = with_wheels or with_delay or with_ending or with_field
     torque = torques.model_torque if realistic else torques.body_torque
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
 
     @jitable
     def command(call, bodies, equipment, work, i):
-        """Body i's actuator torques u after delay, noise and wheel momentum limits."""
+        """Body i's actuator torques u after delay, noise and wheel momentum limits (real
+        wheels: after their motor rule, with their friction)."""
         xi = (0.0, 0.0)
+        if with_real_wheels:  # the body's rates in its own frame, which the wheels' speeds are relative to
+            p, s = bodies.principal, bodies.state
+            rates = qrotate((p[0, i], p[1, i], p[2, i], p[3, i]), (s[4, i], s[5, i], s[6, i]))
         for k in range(work.actions.shape[0]):
             a = equipment.pending[i, k] if with_delay else work.actions[k, i]
             u = a * bodies.max_torque[k, i]
@@ -108,7 +113,11 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 if k % 2 == 0:
                     xi = actuator_noise.normals(equipment.keys[i], bodies.steps[i], k)
                 u = actuator_noise.perturb(u, bodies.max_torque[k, i], equipment.actuator_noise, xi[k % 2])
-            if with_wheels:
+            if with_real_wheels:
+                axes = equipment.axes
+                spin = axes[0, k] * rates[0] + axes[1, k] * rates[1] + axes[2, k] * rates[2]
+                u = wheels.net_torque(equipment.wheel_model, u, equipment.wheel_momentum[i, k], spin, call.dt)
+            elif with_wheels:
                 u = wheels.limit_by_momentum(
                     u, equipment.wheel_momentum[i, k], equipment.max_momentum[k], call.dt
                 )
@@ -152,7 +161,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         for i in range(lo, hi):
             if call.stepped and not call.waiting[i]:
                 if with_wheels:
-                    wheels.advance(equipment, work, call.dt, i)
+                    wheels.advance(equipment, work, call.dt, with_real_wheels, i)
                 if with_walk:
                     disturbances.advance(equipment, bodies.steps, call.dt, i)
                 if with_delay:

@@ -90,7 +90,7 @@ from rigidrot_gym.attitude.settings import (
     text,
     vector,
 )
-from rigidrot_gym.physics import earth, geomagnetic, integrators
+from rigidrot_gym.physics import earth, geomagnetic, integrators, reaction_wheels
 from rigidrot_gym.physics import inertia as inertia_module
 
 if sys.version_info >= (3, 11):
@@ -180,6 +180,14 @@ class Wheels(Table, key="wheels"):
         unit="N·m·s",
         flat="wheel_max_momentum",
         doc="momentum limit per wheel (the speed limit)",
+    )
+    model: str = setting(
+        "ideal",
+        check=choice(("ideal", *reaction_wheels.PRESETS)),
+        flat="wheel_model",
+        switch=True,
+        doc='"ideal" (torque and momentum limits only) or a Basilisk preset with its motor limits and '
+        'bearing friction: "HR16" (Honeywell, 50 N·m·s), "RWP015" (BCT), "RW0" (NanoAvionics)',
     )
     terminate_on_saturation: bool = setting(
         False,
@@ -558,10 +566,17 @@ def _inertia_of(body: Any, where: str) -> np.ndarray:
 
 
 def _check_consistency(s: Scenario, source: str) -> None:
+    preset = s.wheel_model != "ideal"
+    limits = (s.wheel_max_torque, s.wheel_max_momentum) != (Wheels.max_torque, Wheels.max_momentum)
     needs = (
         (s.magnetic_field and not s.orbit, "magnetic_field.enabled needs orbit.enabled (the orbit's field)"),
         (s.magnetorquers and not s.magnetic_field, "magnetorquers.enabled needs magnetic_field.enabled"),
         (s.magnetorquers and s.wheels, "magnetorquers.enabled and wheels.layout exclude each other"),
+        (preset and not s.wheels, "wheels.model needs wheels.layout (the wheels it models)"),
+        (
+            preset and limits,
+            "wheels.model sets the wheels' limits: leave wheels.max_torque and max_momentum out",
+        ),
     )
     for broken, message in needs:
         if broken:

@@ -167,6 +167,10 @@ NANOAVIONICS_RW0 = WheelModel(
 )
 
 
+# The presets by the names Basilisk's rwFactory gives them (the scenario files' wheel_model).
+PRESETS = {"HR16": HONEYWELL_HR16, "RWP015": BCT_RWP015, "RW0": NANOAVIONICS_RW0}
+
+
 @jitable
 def motor_torque(u_cmd, omega, u_max, u_min, omega_max):
     """The motor torque (N·m) Basilisk applies for the command ``u_cmd`` (N·m) at the wheel

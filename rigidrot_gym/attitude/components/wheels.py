@@ -7,6 +7,17 @@ its top speed can only slow down.
 Layouts: ``orthogonal`` (three wheels along the body axes) and ``pyramid`` (four wheels
 at β = arccos(1/√3) ≈ 54.7° from body z, 90° apart in azimuth: every body axis gets the
 same authority, and any one wheel can fail).
+
+Real wheels (``wheel_model``, a Basilisk preset of
+:mod:`~rigidrot_gym.physics.reaction_wheels`): each wheel's speed relative to the body is
+Ω = h_w/J_s − ĝ·ω (h_w its spin momentum about ĝ); the command u_max·a goes through
+Basilisk's motor rule (saturation, deadband, no driving beyond Ω_max) and the bearing
+friction τ_f(Ω) (Coulomb and viscous; Stribeck is off in every preset) joins it, both at
+the speed of the period's start and held over the period, as Basilisk holds its motor
+torque over a task step (its friction it re-evaluates at every integration stage: the
+same for the presets' Coulomb friction away from Ω = 0). The net torque u + τ_f spins the
+wheel and turns the body the other way; nothing clips the momentum, which the motor rule
+bounds to about J_s Ω_max.
 """
 
 from __future__ import annotations
@@ -14,7 +25,13 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.data import OBS_SIZE
+from rigidrot_gym.physics import reaction_wheels
 from rigidrot_gym.physics.jit import jitable
+
+# Entries of Equipment.wheel_model: a preset's spin inertia (kg·m²), motor limits (N·m) and
+# top speed (rad/s), its friction coefficients and the speed of its linear friction zone.
+JS, U_MAX, U_MIN, OMEGA_MAX, COULOMB, STATIC, BETA, VISCOUS, OMEGA_LC = range(9)
+MODEL = 9
 
 _PYRAMID_TILT = np.arccos(1.0 / np.sqrt(3.0))
 # A momentum within this relative distance of its limit counts as saturated (the clip in
@@ -33,6 +50,44 @@ def wheel_axes(layout: str) -> np.ndarray:
     raise ValueError(f"unknown wheel layout {layout!r}; valid: 'orthogonal', 'pyramid'")
 
 
+def model_constants(name: str) -> np.ndarray:
+    """Equipment.wheel_model of the preset ``name`` (entries ``JS`` … ``OMEGA_LC``); zeros
+    for ``"ideal"`` (the pipeline then never reads them)."""
+    out = np.zeros(MODEL)
+    if name != "ideal":
+        m = reaction_wheels.PRESETS[name]
+        out[:] = (
+            m.js,
+            m.u_max,
+            m.u_min,
+            m.omega_max,
+            m.coulomb,
+            m.static,
+            m.beta_static,
+            m.viscous,
+            m.omega_limit_cycle,
+        )
+    return out
+
+
+@jitable
+def net_torque(model, u_cmd, h, spin, dt):
+    """A real wheel's net torque on itself (N·m) over a period ``dt`` (s): Basilisk's motor
+    torque for the command ``u_cmd`` plus the bearing friction, at the relative speed
+    Ω = h/J_s − ``spin`` (``spin`` = ĝ·ω, the body's rate about the wheel's axis, rad/s;
+    ``h`` its spin momentum, N·m·s). The friction is capped at J_s|Ω|/dt, what stops the
+    wheel relative to the body within the period: held over a period longer than the
+    wheel takes to stop, the Coulomb torque would otherwise drive it backwards and chatter
+    (a small wheel's J_s/τ_c is ~0.6 s at 1 rad/s: RW0)."""
+    omega = h / model[JS] - spin
+    u = reaction_wheels.motor_torque(u_cmd, omega, model[U_MAX], model[U_MIN], model[OMEGA_MAX])
+    friction = reaction_wheels.friction_torque(
+        omega, False, model[COULOMB], model[STATIC], model[BETA], model[VISCOUS], model[OMEGA_LC]
+    )
+    stop = model[JS] * abs(omega) / dt
+    return u + min(max(friction, -stop), stop)
+
+
 @jitable
 def limit_by_momentum(u, h, h_max, dt):
     """Wheel torque u (N·m) cut so that the wheel, at momentum h (N·m·s), does not pass
@@ -42,13 +97,17 @@ def limit_by_momentum(u, h, h_max, dt):
 
 
 @jitable
-def advance(equipment, work, dt, i):
-    """End of body i's committed period: h_w += u dt (clipped: the commands were cut to
-    stay within the limit, so the clip only removes round-off) and its saturation flag."""
+def advance(equipment, work, dt, real, i):
+    """End of body i's committed period: h_w += u dt and its saturation flag. Ideal wheels'
+    momenta are clipped to their limits (their commands were cut to stay within them, so
+    the clip only removes round-off); a ``real`` wheel's are not (the motor rule bounds its
+    speed, friction may carry it a little past: a clip would break the momentum balance)."""
     hit = False
     for k in range(work.commands.shape[0]):
         limit = equipment.max_momentum[k]
-        h = min(max(equipment.wheel_momentum[i, k] + work.commands[k, i] * dt, -limit), limit)
+        h = equipment.wheel_momentum[i, k] + work.commands[k, i] * dt
+        if not real:
+            h = min(max(h, -limit), limit)
         equipment.wheel_momentum[i, k] = h
         hit = hit or abs(h) >= limit * (1.0 - _SATURATION_RTOL)
     equipment.saturated[i] = hit
@@ -56,6 +115,7 @@ def advance(equipment, work, dt, i):
 
 @jitable
 def observe(equipment, obs, i):
-    """Body i's wheel momenta h_w / h_max, the observation's columns after the first seven."""
+    """Body i's wheel momenta h_w / h_max (clipped to ±1: a real wheel may pass its limit by
+    a little), the observation's columns after the first seven."""
     for k in range(equipment.wheel_momentum.shape[1]):
-        obs[i, OBS_SIZE + k] = equipment.wheel_momentum[i, k] / equipment.max_momentum[k]
+        obs[i, OBS_SIZE + k] = min(max(equipment.wheel_momentum[i, k] / equipment.max_momentum[k], -1.0), 1.0)
