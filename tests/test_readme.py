@@ -12,6 +12,7 @@ a few hundred training steps; nothing is skipped.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -115,6 +116,30 @@ def test_readme_python_block(index, workdir):
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=workdir, env=_env()
     )
     assert out.returncode == 0, f"{code}\n{out.stderr[-3000:]}"
+
+
+# Folders whose contents are committed results: a command copied from the README must
+# never write there (benchmarks/README.md says how they are remade).
+COMMITTED = ("benchmarks/results", "training/agents")
+# The zoo's -f is where training writes its run (and where rl_zoo3.enjoy only reads one).
+LOG_FOLDER_OPTIONS = ("-f", "--log-folder")
+
+
+def writes_into_committed(command: str) -> list[str]:
+    """The committed folders the command's output options name."""
+    args = shlex.split(command, comments=True)
+    training = any(tuple(args[: len(start)]) == start for start in TRAINING)
+    options = ("--out", *(LOG_FOLDER_OPTIONS if training else ()))
+    targets = [value for option, value in itertools.pairwise(args) if option in options]
+    return [t for t in targets if Path(t).as_posix().lstrip("./").startswith(COMMITTED)]
+
+
+def test_no_readme_command_writes_into_a_committed_folder():
+    assert writes_into_committed("rigidrot bench control --out benchmarks/results/control")
+    assert writes_into_committed("python training/train.py -f ./training/agents --seed 0")
+    assert not writes_into_committed("rigidrot bench control --out outputs/control")
+    offending = {command: writes_into_committed(command) for command in commands()}
+    assert not {c: t for c, t in offending.items() if t}
 
 
 def test_the_budget_is_applied_as_the_readme_command_reads():
