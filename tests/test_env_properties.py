@@ -61,6 +61,14 @@ def configs(draw) -> tuple[str, dict]:
     """An id and valid overrides: integrator, control period, substeps, realism options."""
     env_id = draw(st.sampled_from(IDS))
     overrides = {"integrator": draw(st.sampled_from(TORQUE_METHODS)), **draw(REALISM)}
+    scenario = find(env_id)
+    if scenario.magnetorquers:  # the rods are its actuators: no wheels beside them
+        overrides.pop("wheel_layout", None)
+    else:
+        overrides["orbit"] = draw(st.booleans())
+    own_limits = (scenario.wheel_max_torque, scenario.wheel_max_momentum) != (0.01, 0.05)
+    if "wheel_layout" in overrides and not own_limits and draw(st.booleans()):
+        overrides["wheel_model"] = draw(st.sampled_from(["HR16", "RWP015", "RW0"]))
     if draw(st.booleans()):
         overrides["dt"] = draw(st.sampled_from([0.02, 0.1, 0.5, 2.0]))
         overrides["substeps"] = draw(st.integers(1, 3))

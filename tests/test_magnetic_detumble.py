@@ -166,6 +166,21 @@ def test_bad_spacecraft_settings_are_named(overrides, match):
         gym.make(ID, **overrides)
 
 
+def test_with_a_delay_the_pending_action_comes_before_the_field():
+    # columns: 7, then the pending action (3), then the field (3)
+    env = gym.make(ID, actuation_delay=True).unwrapped
+    obs, _ = env.reset(seed=1)
+    assert obs.shape == (13,)
+    np.testing.assert_array_equal(obs[7:10], 0.0)
+    action = np.array([0.25, -0.5, 1.0], dtype=np.float32)
+    obs, *_ = env.step(action)
+    np.testing.assert_array_equal(obs[7:10], action)
+    field = _observed_field(env, obs)
+    assert 1.5e-5 < np.linalg.norm(field) < 5e-5
+    obs, *_ = env.step(np.zeros(3, dtype=np.float32))
+    np.testing.assert_array_equal(obs[7:10], np.zeros(3))
+
+
 def test_plain_ids_observe_no_field():
     assert gym.make("RigidRot/Reorient-v0").observation_space.shape == (7,)
     assert gym.make(ID).observation_space.shape == (10,)

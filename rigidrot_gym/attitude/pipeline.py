@@ -184,15 +184,17 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if not with_sensors:
             evaluation.write_observation(work.results, out.obs, lo, hi)
         if with_columns:
+            # The columns after the first seven: wheels, pending action, field, in that order.
+            field_column = out.obs.shape[1] - (magnetic_field.COLUMNS if with_field else 0)
+            pending_column = field_column - equipment.pending.shape[1]
             for i in range(lo, hi):
                 if with_wheels:
                     wheels.observe(equipment, out.obs, i)
                 if with_delay:
-                    delay.observe(equipment, out.obs, i)
+                    delay.observe(equipment, out.obs, pending_column, i)
                 if with_field:  # at the episode time the counters have just reached
                     magnetic_field.update(equipment, call.dt * bodies.steps[i], i)
-                    column = out.obs.shape[1] - magnetic_field.COLUMNS
-                    magnetic_field.observe(equipment, state, bodies.principal, out.obs, column, i)
+                    magnetic_field.observe(equipment, state, bodies.principal, out.obs, field_column, i)
                 if with_ending and call.stepped:
                     evaluation.end_on_saturation(equipment, out, i)
 

@@ -15,8 +15,8 @@ def advance(equipment, work, i):
 
 
 @jitable
-def observe(equipment, obs, i):
-    """Body i's pending action, the observation's last columns."""
-    first = obs.shape[1] - equipment.pending.shape[1]
+def observe(equipment, obs, first, i):
+    """Body i's pending action into the observation's columns from ``first`` on (after the
+    wheels', before the field's)."""
     for k in range(equipment.pending.shape[1]):
         obs[i, first + k] = equipment.pending[i, k]
