@@ -77,7 +77,7 @@ def features_of(scenario: Scenario) -> Features:
         gravity_gradient=s.gravity_gradient,
         sensors=bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias),
         end_on_saturation=s.wheels and s.wheel_terminate_on_saturation,
-        orbit=s.orbit,
+        orbit_gravity=s.orbit and s.gravity_gradient,
         magnetic_field=s.magnetic_field,
         magnetorquers=s.magnetorquers,
         energy_reward=bool(s.reward_energy),

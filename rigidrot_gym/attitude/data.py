@@ -57,7 +57,9 @@ class Features(NamedTuple):
     gravity_gradient: bool  # 3n² r̂ × (I r̂) of a circular orbit
     sensors: bool  # the observation is the state as noisy sensors report it
     end_on_saturation: bool  # a saturated wheel ends the episode
-    orbit: bool  # the bodies fly the scenario's orbit (the gravity gradient follows it)
+    # the gravity gradient follows the scenario's orbit (the field reads the orbit whatever
+    # this says: a flag of its own would compile a kernel per combination for nothing)
+    orbit_gravity: bool
     magnetic_field: bool  # the geomagnetic field along the orbit, observed in the body frame
     magnetorquers: bool  # magnetic torque rods (actions are dipoles) instead of torquers
     energy_reward: bool  # the reward credits the kinetic energy each step removes (no realism)

@@ -92,7 +92,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_noise, with_disturbances = features.actuator_noise, features.disturbances
     with_walk, with_gravity = features.random_walk, features.gravity_gradient
     with_sensors, with_ending = features.sensors, features.end_on_saturation
-    with_field, with_rods, with_orbit = features.magnetic_field, features.magnetorquers, features.orbit
+    with_field, with_rods = features.magnetic_field, features.magnetorquers
+    with_orbit = features.orbit_gravity
     with_energy, with_real_wheels = features.energy_reward, features.real_wheels
     with_columns = with_wheels or with_delay or with_ending or with_field
     torque = torques.model_torque if realistic else torques.body_torque
