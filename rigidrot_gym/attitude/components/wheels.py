@@ -22,6 +22,8 @@ bounds to about J_s Ω_max.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from rigidrot_gym.attitude.data import OBS_SIZE
@@ -55,18 +57,7 @@ def model_constants(name: str) -> np.ndarray:
     for ``"ideal"`` (the pipeline then never reads them)."""
     out = np.zeros(MODEL)
     if name != "ideal":
-        m = reaction_wheels.PRESETS[name]
-        out[:] = (
-            m.js,
-            m.u_max,
-            m.u_min,
-            m.omega_max,
-            m.coulomb,
-            m.static,
-            m.beta_static,
-            m.viscous,
-            m.omega_limit_cycle,
-        )
+        out[:] = dataclasses.astuple(reaction_wheels.PRESETS[name])  # its fields in the order JS … OMEGA_LC
     return out
 
 
