@@ -28,7 +28,8 @@ COMMANDS = {
     "test": [
         [str(BIN / "ruff"), "check", "."],
         [str(BIN / "ruff"), "format", "--check", "."],
-        [str(BIN / "python"), "-m", "pytest", *sys.argv[2:]],
+        # One worker per CPU (pytest-xdist); tests/conftest.py groups what must share a worker.
+        [str(BIN / "python"), "-m", "pytest", "-n", "auto", "--dist", "loadgroup", *sys.argv[2:]],
     ],
 }
 

@@ -47,18 +47,23 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # What --fast leaves out.
 NOT_FAST = ("slow", "engines", "ray", "docs", "readme", "training")
+# The run's temp folder, for the pytest-xdist workers the controller starts.
+_TEMP = "RIGIDROT_TEST_TEMP"
 DURATIONS = Path(__file__).resolve().parents[1] / "outputs" / "test-durations.csv"
 _seconds: dict[str, float] = defaultdict(float)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
+        # A pytest-xdist worker: the controller made the run's folder before starting it.
+        tempfile.tempdir = os.environ[_TEMP]
         return
     config._rigidrot_temp = tempfile.mkdtemp(prefix="rigidrot-tests-")
     # As the system's temp folder (mkdtemp makes it 0700): tests that run a child as another
     # user (test_jit_cache drops root's privileges) reach their folders inside it.
     os.chmod(config._rigidrot_temp, 0o1777)
     tempfile.tempdir = config._rigidrot_temp
+    os.environ[_TEMP] = config._rigidrot_temp
     os.environ["SB3_LOGDIR"] = os.path.join(config._rigidrot_temp, "sb3")
 
 
@@ -66,6 +71,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder = getattr(config, "_rigidrot_temp", None)
     if folder is not None:
         tempfile.tempdir = None
+        os.environ.pop(_TEMP, None)
         os.environ.pop("SB3_LOGDIR", None)
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -78,10 +84,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def _shares_a_fixture(item: pytest.Item) -> bool:
+    """The test uses a fixture built once for its module (or class)."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.values() if info is not None else ()
+    return any(d and d[-1].scope in ("module", "class", "package") for d in defs)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Under pytest-xdist's --dist loadgroup (what dev.py asks for) a group runs in one worker:
+    # all the Ray tests, so that one cluster serves them, and the tests of a module that
+    # share a module-scoped fixture, so that it is built once; every other test goes to
+    # whichever worker is free. tryfirst: xdist reads the groups after us.
     for item in items:
         if "ray_cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.ray)
+            item.add_marker(pytest.mark.xdist_group("ray"))
+        elif _shares_a_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     if not config.getoption("--fast"):
         return
     left_out = [item for item in items if any(item.get_closest_marker(m) for m in NOT_FAST)]
