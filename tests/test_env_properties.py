@@ -62,9 +62,7 @@ def configs(draw) -> tuple[str, dict]:
     env_id = draw(st.sampled_from(IDS))
     overrides = {"integrator": draw(st.sampled_from(TORQUE_METHODS)), **draw(REALISM)}
     scenario = find(env_id)
-    if scenario.magnetorquers:  # the rods are its actuators: no wheels beside them
-        overrides.pop("wheel_layout", None)
-    else:
+    if not scenario.magnetorquers:  # (with them, the orbit carries their field)
         overrides["orbit"] = draw(st.booleans())
     own_limits = (scenario.wheel_max_torque, scenario.wheel_max_momentum) != (0.01, 0.05)
     if "wheel_layout" in overrides and not own_limits and draw(st.booleans()):
@@ -92,7 +90,7 @@ def _check_outputs(env, obs, reward=0.0, info=None) -> None:
         assert np.all(np.isfinite(np.asarray(value, dtype=float)))
 
 
-@given(config=configs(), seed=SEEDS, actions=actions_for(25, 4))
+@given(config=configs(), seed=SEEDS, actions=actions_for(25, 7))
 def test_valid_inputs_keep_the_invariants(config, seed, actions):
     env_id, overrides = config
     env = gym.make(env_id, **overrides)
@@ -119,7 +117,7 @@ def test_valid_inputs_keep_the_invariants(config, seed, actions):
     n=st.integers(1, 3),
     seed=SEEDS,
     limit=st.integers(2, 9),
-    actions=actions_for(20, 3, 4),
+    actions=actions_for(20, 3, 7),
 )
 def test_vector_row_i_equals_a_single_env(config, n, seed, limit, actions):
     env_id, overrides = config
@@ -158,7 +156,7 @@ COPIES = [
     seed=SEEDS,
     how=st.sampled_from(COPIES),
     at=st.integers(0, 10),
-    actions=actions_for(25, 2, 4),
+    actions=actions_for(25, 2, 7),
 )
 @pytest.mark.slow
 def test_copies_continue_in_lockstep(config, seed, how, at, actions):

@@ -1,8 +1,9 @@
 """A scenario's actuators as the controllers and tools see them: ideal torquers about the
 body axes (τ = a ⊙ τ_max), a reaction-wheel assembly (τ = −A u;
-:mod:`~rigidrot_gym.attitude.components.wheels`) or magnetorquers (dipoles m = a ⊙ m_max,
-τ = m × B; :mod:`~rigidrot_gym.attitude.components.magnetorquers`), with their axes and
-limits."""
+:mod:`~rigidrot_gym.attitude.components.wheels`), magnetorquers (dipoles m = a ⊙ m_max,
+τ = m × B; :mod:`~rigidrot_gym.attitude.components.magnetorquers`), or wheels and
+magnetorquers together (the rods unload the wheels), with their axes and limits. The
+action holds one entry per actuator: the wheels' (or torquers') first, then the rods'."""
 
 from __future__ import annotations
 
@@ -20,19 +21,20 @@ class Actuators:
     """The actuators of a scenario.
 
     Attributes:
-        axes: (3, n) body-frame axes (torquers, wheel spin axes or rods).
-        max_torque: (n,) torque limit of each, N·m (for magnetorquers: the dipole limit
-            of each rod, A·m²).
+        axes: (3, n) body-frame axes (torquers, wheel spin axes, then rods).
+        max_torque: (n,) torque limit of each, N·m (for a magnetorquer: the dipole limit
+            of its rod, A·m²).
         max_momentum: (n,) wheel momentum limit, N·m·s (inf for the others).
-        wheels: True for reaction wheels (τ_body = −A u), False for the others.
-        magnetic: True for magnetorquers (actions are dipoles: no torque of their own).
+        wheels: True for reaction wheels (τ_body = −A u), False for torquers.
+        rods: how many of the n are magnetorquers, the last entries (actions are their
+            dipoles: no torque of their own); the first n − rods give torques.
     """
 
     axes: np.ndarray
     max_torque: np.ndarray
     max_momentum: np.ndarray
     wheels: bool
-    magnetic: bool = False
+    rods: int = 0
 
     @classmethod
     def torquers(cls, max_torque) -> Actuators:
@@ -49,10 +51,24 @@ class Actuators:
     @classmethod
     def of(cls, scenario: Scenario) -> Actuators:
         """The scenario's actuators."""
-        if scenario.magnetorquers:
-            return cls(np.eye(3), np.array(scenario.magnetorquer_max_dipole), np.full(3, np.inf), False, True)
-        if not scenario.wheels:
+        if scenario.wheels:
+            wheels = cls._wheels(scenario)
+        elif scenario.magnetorquers:  # the rods replace the torquers
+            wheels = cls(np.zeros((3, 0)), np.zeros(0), np.zeros(0), False)
+        else:
             return cls.torquers(scenario.max_torque)
+        if not scenario.magnetorquers:
+            return wheels
+        return cls(
+            np.hstack([wheels.axes, np.eye(3)]),
+            np.concatenate([wheels.max_torque, scenario.magnetorquer_max_dipole]),
+            np.concatenate([wheels.max_momentum, np.full(3, np.inf)]),
+            wheels.wheels,
+            rods=3,
+        )
+
+    @classmethod
+    def _wheels(cls, scenario: Scenario) -> Actuators:
         axes = wheel_axes(scenario.wheel_layout)
         n = axes.shape[1]
         if scenario.wheel_model != "ideal":  # the preset's motor limit and momentum at top speed
@@ -66,19 +82,30 @@ class Actuators:
         return self.axes.shape[1]
 
     @property
+    def torquing(self) -> int:
+        """Number of actuators that give torques of their own (torquers or wheels): the
+        first n − ``rods``."""
+        return self.count - self.rods
+
+    @property
+    def max_dipole(self) -> np.ndarray:
+        """(rods,) the magnetorquers' dipole limits, A·m² (empty without them)."""
+        return self.max_torque[self.torquing :]
+
+    @property
     def sign(self) -> float:
         """+1 for torquers; −1 for wheels, whose motor torque turns the body backwards."""
         return -1.0 if self.wheels else 1.0
 
     def body_torque(self, commands: np.ndarray) -> np.ndarray:
-        """Body torque (..., 3), N·m, of actuator torques (..., n), N·m."""
-        return self.sign * np.asarray(commands) @ self.axes.T
+        """Body torque (..., 3), N·m, of the torquing actuators' torques (..., n − rods), N·m."""
+        return self.sign * np.asarray(commands) @ self.axes[:, : self.torquing].T
 
     def commands_for(self, torque: np.ndarray) -> np.ndarray:
-        """The actuator torques (..., n), N·m, of least norm that give the body torque
-        (..., 3), N·m (exact when the axes span the body frame)."""
-        return self.sign * np.asarray(torque) @ np.linalg.pinv(self.axes).T
+        """The torquing actuators' torques (..., n − rods), N·m, of least norm that give the
+        body torque (..., 3), N·m (exact when their axes span the body frame)."""
+        return self.sign * np.asarray(torque) @ np.linalg.pinv(self.axes[:, : self.torquing]).T
 
     def momentum(self, wheel_momenta: np.ndarray) -> np.ndarray:
-        """Body-frame wheel momentum h = A h_w (..., 3) of wheel momenta (..., n), N·m·s."""
-        return np.asarray(wheel_momenta) @ self.axes.T
+        """Body-frame wheel momentum h = A h_w (..., 3) of wheel momenta (..., n − rods), N·m·s."""
+        return np.asarray(wheel_momenta) @ self.axes[:, : self.torquing].T

@@ -190,7 +190,7 @@ class AttitudeBatch:
             # which copies lose
             disturbances=np.zeros((2, n, 3)),
             pending=np.zeros((n, m if s.actuation_delay else 0)),
-            wheel_momentum=np.zeros((n, m if s.wheels else 0)),
+            wheel_momentum=np.zeros((n, self.actuators.torquing if s.wheels else 0)),
             saturated=np.zeros(n, dtype=bool),
             phase=np.zeros(n),
             anomaly=np.zeros(n),

@@ -61,7 +61,7 @@ class Features(NamedTuple):
     # this says: a flag of its own would compile a kernel per combination for nothing)
     orbit_gravity: bool
     magnetic_field: bool  # the geomagnetic field along the orbit, observed in the body frame
-    magnetorquers: bool  # magnetic torque rods (actions are dipoles) instead of torquers
+    magnetorquers: bool  # magnetic torque rods (actions are dipoles), alone or after the wheels
     energy_reward: bool  # the reward credits the kinetic energy each step removes (no realism)
 
     @property
@@ -92,12 +92,12 @@ class Equipment(NamedTuple):
     bias: np.ndarray  # (N, 3) rate-sensor bias, body frame, rad/s
     disturbances: np.ndarray  # (2, N, 3) constant [0] and random-walk [1] torques, body frame, N·m
     pending: np.ndarray  # (N, n) the action a delayed actuator applies next period
-    wheel_momentum: np.ndarray  # (N, n) wheel momenta about their spin axes, N·m·s
+    wheel_momentum: np.ndarray  # (N, wheels) wheel momenta about their spin axes, N·m·s
     saturated: np.ndarray  # (N,) bool: a wheel at its momentum limit
     phase: np.ndarray  # (N,) orbit phase at the episode start, rad
     anomaly: np.ndarray  # (N,) the orbit's mean anomaly at the episode start, rad
     field: np.ndarray  # (N, 3) the magnetic field at the body now, world frame, T
-    axes: np.ndarray  # (3, n) actuator axes, body frame
+    axes: np.ndarray  # (3, n) actuator axes, body frame (torquers' or wheels', then rods')
     sign: float  # +1 torquers, −1 wheels (a motor torque turns the body backwards)
     max_momentum: np.ndarray  # (n,) wheel momentum limits, N·m·s (inf for torquers)
     actuator_noise: float  # relative std of the multiplicative actuator noise
@@ -200,7 +200,7 @@ OBSERVED, ANGLE, SPEED, EFFORT = slice(0, 7), 7, 8, 9
 # fields by these names (:mod:`~rigidrot_gym.attitude.pipeline`), as the scratch of a
 # period always was. The bodies' arrays stay arrays of their own: stacked as rows of one
 # (measured), the vectorised passes over bodies ran a third slower.
-MAX_ACTUATORS = 4  # rows kept for the actions (the pyramid's four wheels)
+MAX_ACTUATORS = 7  # rows kept for the actions (the pyramid's four wheels and three rods)
 STATS = slice(0, 2)  # rows of Carried.scratch
 ACTIONS_ROW = STATS.stop  # then one row per actuator
 RESULTS = slice(ACTIONS_ROW + MAX_ACTUATORS, ACTIONS_ROW + MAX_ACTUATORS + 10)

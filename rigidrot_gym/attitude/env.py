@@ -125,7 +125,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     bearing friction, at the wheel's speed relative to the body at the period's start.
 
     With ``magnetorquers`` the action is ``Box(-1, 1, (3,))``: each rod's magnetic dipole
-    as a fraction of ``magnetorquer_max_dipole`` (A·m², rods along the body axes).
+    as a fraction of ``magnetorquer_max_dipole`` (A·m², rods along the body axes). With
+    wheels and ``magnetorquers`` both, ``Box(-1, 1, (n + 3,))``: the wheels' commands,
+    then the rods' dipoles (the rods unload the wheels).
 
     ## Observation Space
 
@@ -220,7 +222,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     joins the end of the observation in the body frame (B / 60 µT, clipped to ±1); with
     ``magnetorquers`` the actions are three rods' dipoles m = a ⊙
     ``magnetorquer_max_dipole`` (A·m²), whose torque m × R(q)ᵀ B acts at every integrator
-    stage with the field of the period's start (``RigidRot/MagDetumble-v0``).
+    stage with the field of the period's start (``RigidRot/MagDetumble-v0``), alone or
+    after the wheels' commands (magnetic momentum dumping: the controllers of
+    :mod:`rigidrot_gym.control` then unload the wheels by the cross-product law).
 
     All draws come from ``self.np_random``: the per-episode ones at reset, the per-step
     noise from a counter-based stream keyed at reset (so a vector env's rows repeat

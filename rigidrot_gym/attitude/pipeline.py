@@ -7,7 +7,8 @@ a scenario enables, one function that runs a whole control period of every body:
 
 1. the action (ideal torquers hold their body torque; other actuators clip it);
 2. the actuators (delay, noise, wheel momentum limits) and 3. the loads (the torque
-   parameters held over the period; magnetorquers hold their dipole and the field);
+   parameters held over the period; magnetorquers, alone or after the wheels, hold their
+   dipole and the field);
 4. the integration by the method's own step (through the library's
    :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked;
 5. once every check has passed: the autoreset's draws, and the actuators' and
@@ -107,6 +108,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if with_real_wheels:  # the body's rates in its own frame, which the wheels' speeds are relative to
             p, s = bodies.principal, bodies.state
             rates = qrotate((p[0, i], p[1, i], p[2, i], p[3, i]), (s[4, i], s[5, i], s[6, i]))
+        wheel_count = equipment.wheel_momentum.shape[1]  # the first actuators; rods, if any, follow
         for k in range(work.actions.shape[0]):
             a = equipment.pending[i, k] if with_delay else work.actions[k, i]
             u = a * bodies.max_torque[k, i]
@@ -114,11 +116,11 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 if k % 2 == 0:
                     xi = actuator_noise.normals(equipment.keys[i], bodies.steps[i], k)
                 u = actuator_noise.perturb(u, bodies.max_torque[k, i], equipment.actuator_noise, xi[k % 2])
-            if with_real_wheels:
+            if with_real_wheels and k < wheel_count:
                 axes = equipment.axes
                 spin = axes[0, k] * rates[0] + axes[1, k] * rates[1] + axes[2, k] * rates[2]
                 u = wheels.net_torque(equipment.wheel_model, u, equipment.wheel_momentum[i, k], spin, call.dt)
-            elif with_wheels:
+            elif with_wheels and k < wheel_count:
                 u = wheels.limit_by_momentum(
                     u, equipment.wheel_momentum[i, k], equipment.max_momentum[k], call.dt
                 )
@@ -130,10 +132,12 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         p = bodies.principal
         b = (p[0, i], p[1, i], p[2, i], p[3, i])
         tau = disturbances.torque(equipment, i) if with_disturbances else (0.0, 0.0, 0.0)
-        if with_rods:  # the actuators' torque is the rods' dipole in the field
-            magnetorquers.hold(equipment, work, b, work.params, i)
+        if with_rods:  # the rods' torque is their dipole in the field, after any wheels' own
+            wheel_count = equipment.wheel_momentum.shape[1]
+            magnetorquers.hold(equipment, work, b, work.params, wheel_count, i)
+            tau = loads.actuator_torque(equipment, work, tau, wheel_count, i)
         else:
-            tau = loads.actuator_torque(equipment, work, tau, i)
+            tau = loads.actuator_torque(equipment, work, tau, work.commands.shape[0], i)
         loads.hold_body_torque(tau, b, work.params, i)
         if with_wheels:
             h, hdot = loads.wheel_momentum(equipment, work, i)

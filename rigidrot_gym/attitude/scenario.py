@@ -571,7 +571,6 @@ def _check_consistency(s: Scenario, source: str) -> None:
     needs = (
         (s.magnetic_field and not s.orbit, "magnetic_field.enabled needs orbit.enabled (the orbit's field)"),
         (s.magnetorquers and not s.magnetic_field, "magnetorquers.enabled needs magnetic_field.enabled"),
-        (s.magnetorquers and s.wheels, "magnetorquers.enabled and wheels.layout exclude each other"),
         (preset and not s.wheels, "wheels.model needs wheels.layout (the wheels it models)"),
         (
             preset and limits,

@@ -12,13 +12,13 @@ from rigidrot_gym.attitude.scenario import Scenario
 
 
 def observation_size(scenario: Scenario) -> int:
-    """7, plus one column per reaction wheel, plus the pending action with a delay, plus
-    the magnetic field in the body frame (3) with the field."""
-    count = Actuators.of(scenario).count
+    """7, plus one column per reaction wheel, plus the pending action (every actuator's)
+    with a delay, plus the magnetic field in the body frame (3) with the field."""
+    actuators = Actuators.of(scenario)
     return (
         OBS_SIZE
-        + (count if scenario.wheels else 0)
-        + (count if scenario.actuation_delay else 0)
+        + (actuators.torquing if scenario.wheels else 0)
+        + (actuators.count if scenario.actuation_delay else 0)
         + (magnetic_field.COLUMNS if scenario.magnetic_field else 0)
     )
 

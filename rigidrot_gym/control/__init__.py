@@ -3,7 +3,9 @@
 :data:`CONTROLLERS` builds each one by name for a scenario, with the gains the control
 benchmark uses (each reaches the Reorient tolerance; rate damping only detumbles), or
 gives None for a scenario whose actuators it cannot command (the benchmark then skips
-the pair): the torque laws need torquers or wheels, B-dot (:class:`BDot`) magnetorquers.
+the pair): the torque laws need torquers or wheels (with magnetorquers beside the wheels
+they unload them: :mod:`~rigidrot_gym.control.momentum_dumping`), B-dot (:class:`BDot`)
+magnetorquers alone.
 """
 
 from collections.abc import Callable
@@ -19,9 +21,13 @@ from rigidrot_gym.control.rate_damping import RateDamping
 from rigidrot_gym.control.sliding_mode import SlidingMode
 
 
+def _rods_only(scenario: Scenario) -> bool:
+    return scenario.magnetorquers and not scenario.wheels
+
+
 def _torques(make: Callable[[Scenario], Controller]) -> Callable[[Scenario], Controller | None]:
-    """``make``, for a scenario whose actuators give torques (None with magnetorquers)."""
-    return lambda s: None if s.magnetorquers else make(s)
+    """``make``, for a scenario whose actuators give torques (None with magnetorquers only)."""
+    return lambda s: None if _rods_only(s) else make(s)
 
 
 CONTROLLERS: dict[str, Callable[[Scenario], Any]] = {
@@ -32,7 +38,7 @@ CONTROLLERS: dict[str, Callable[[Scenario], Any]] = {
         lambda s: SlidingMode.for_scenario(s, slope=0.5, boundary_layer=0.01, reaching_gain=0.05)
     ),
     "rate_damping": _torques(lambda s: RateDamping.for_scenario(s, damping=1.0)),
-    "bdot": lambda s: BDot.for_scenario(s) if s.magnetorquers else None,
+    "bdot": lambda s: BDot.for_scenario(s) if _rods_only(s) else None,
 }
 
 __all__ = [

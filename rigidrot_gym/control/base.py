@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 
 from rigidrot_gym.attitude.actuators import Actuators
+from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.task import decode_observation
+from rigidrot_gym.control.momentum_dumping import DUMPING_GAIN, dumping_dipole
 from rigidrot_gym.physics import validation
 
 
@@ -46,7 +48,10 @@ class Controller(ABC):
     action, saturating at the actuator limits, with stable-baselines3's signature, so
     controllers and agents are evaluated by the same code (``evaluate_policy``, the
     control benchmark). With reaction wheels the torque is distributed over the wheels
-    by the least-norm allocation :meth:`Actuators.commands_for`.
+    by the least-norm allocation :meth:`Actuators.commands_for`. With magnetorquers beside
+    the wheels, the rods unload them by the cross-product law
+    (:mod:`~rigidrot_gym.control.momentum_dumping`, gain ``dumping_gain``, 1/s, an
+    attribute to change) and the wheels take the rods' torque out of theirs.
 
     Args:
         actuators: (3,) per-axis torque limits of ideal torquers, N·m, or the
@@ -56,11 +61,12 @@ class Controller(ABC):
 
     def __init__(self, actuators, max_rate: float):
         self.actuators = actuators if isinstance(actuators, Actuators) else Actuators.torquers(actuators)
-        if self.actuators.magnetic:
+        if not self.actuators.torquing:
             raise ValueError(
                 f"actuators must give torques (torquers or wheels) for {type(self).__name__}, got "
-                "magnetorquers, whose torque depends on the field: use rigidrot_gym.control.BDot"
+                "magnetorquers only, whose torque depends on the field: use rigidrot_gym.control.BDot"
             )
+        self.dumping_gain = DUMPING_GAIN
         self.max_rate = float(max_rate)
         if not np.isfinite(self.max_rate) or self.max_rate <= 0:
             raise ValueError(f"max_rate must be a positive number, got {max_rate!r}")
@@ -83,16 +89,26 @@ class Controller(ABC):
         episode_start: np.ndarray | None = None,
         deterministic: bool = True,
     ) -> tuple[np.ndarray, Any]:
-        """Action(s) for observation(s) (7 + wheels,) or (N, 7 + wheels): the actuator
-        torques over their limits, clipped to [-1, 1] (float32). ``state`` passes
-        through (controllers here are memoryless)."""
+        """Action(s) for observation(s) (7 + wheels [+ …],) or (N, 7 + wheels [+ …]): the
+        actuator torques over their limits (then, with rods, their dipoles over theirs),
+        clipped to [-1, 1] (float32). ``state`` passes through (controllers here are
+        memoryless)."""
         obs = np.asarray(observation)
+        rows = obs.reshape(-1, obs.shape[-1])
         act = self.actuators
-        limits = act.max_momentum if act.wheels else None
-        error, omega, wheel_momenta = decode_observation(
-            obs.reshape(-1, obs.shape[-1]), self.max_rate, limits
-        )
+        torquing = act.torquing
+        limits = act.max_momentum[:torquing] if act.wheels else None
+        error, omega, wheel_momenta = decode_observation(rows, self.max_rate, limits)
         momentum = act.momentum(wheel_momenta) if act.wheels else np.zeros_like(omega)
         torque = self.torque(error, omega, momentum)
-        action = np.clip(act.commands_for(torque) / act.max_torque, -1.0, 1.0).astype(np.float32)
+        if act.rods:  # the observation's last columns are the field in the body frame
+            field = np.asarray(rows[:, -magnetic_field.COLUMNS :], dtype=np.float64)
+            field = field * magnetic_field.FIELD_SCALE
+            dipole = dumping_dipole(self.dumping_gain, momentum, field)
+            dipole = np.clip(dipole, -act.max_dipole, act.max_dipole)
+            torque = torque - np.cross(dipole, field)
+        action = act.commands_for(torque) / act.max_torque[:torquing]
+        if act.rods:
+            action = np.concatenate([action, dipole / act.max_dipole], axis=-1)
+        action = np.clip(action, -1.0, 1.0).astype(np.float32)
         return (action[0] if obs.ndim == 1 else action), state

@@ -71,9 +71,10 @@ class BDot:
             ValueError: if the scenario's actuators are not magnetorquers.
         """
         actuators = Actuators.of(scenario)
-        if not actuators.magnetic:
+        if actuators.torquing or not actuators.rods:
             raise ValueError(
-                f"scenario must have magnetorquers (magnetorquers.enabled) for B-dot, got {scenario.id!r}"
+                f"scenario must have magnetorquers (magnetorquers.enabled) and no other actuators for "
+                f"B-dot, got {scenario.id!r}"
             )
         gain = avanzini_gain(scenario) if gain is None else gain
         return cls(gain, actuators.max_torque, scenario.max_rate)

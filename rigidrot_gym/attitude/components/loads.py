@@ -15,10 +15,11 @@ from rigidrot_gym.physics.quaternion import qrotate_inv
 
 
 @jitable
-def actuator_torque(equipment, work, tau, i):
-    """τ + sign · Σ_k u_k a_k: body i's actuator torques about their axes, added to ``tau``."""
+def actuator_torque(equipment, work, tau, count, i):
+    """τ + sign · Σ_k u_k a_k: body i's torques of its first ``count`` actuators (torquers
+    or wheels; magnetorquers follow them) about their axes, added to ``tau``."""
     axes = equipment.axes
-    for k in range(work.commands.shape[0]):
+    for k in range(count):
         tau = vec.axpy(equipment.sign * work.commands[k, i], (axes[0, k], axes[1, k], axes[2, k]), tau)
     return tau
 
@@ -28,7 +29,7 @@ def wheel_momentum(equipment, work, i):
     """Body i's wheel momentum h = Σ_k h_k a_k and its rate Σ_k u_k a_k (body frame)."""
     axes = equipment.axes
     h = hdot = (0.0, 0.0, 0.0)
-    for k in range(work.commands.shape[0]):
+    for k in range(equipment.wheel_momentum.shape[1]):
         axis = (axes[0, k], axes[1, k], axes[2, k])
         h = vec.axpy(equipment.wheel_momentum[i, k], axis, h)
         hdot = vec.axpy(work.commands[k, i], axis, hdot)

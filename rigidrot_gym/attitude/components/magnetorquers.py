@@ -1,5 +1,6 @@
-"""Magnetorquers: three magnetic torque rods along the body axes. The action a ∈ [-1, 1]³
-(clipped) is their dipoles m = a ⊙ m_max, A·m² (after the actuators' delay and noise),
+"""Magnetorquers: three magnetic torque rods along the body axes, alone or beside reaction
+wheels (then the action's last three entries: the rods unload the wheels). Their actions
+a ∈ [-1, 1]³ (clipped) are their dipoles m = a ⊙ m_max, A·m² (after the actuators' delay and noise),
 held over the control period; the torque τ = m × R(q)ᵀ B (Wertz 1978 §17.2) is the
 library's compiled term (:class:`~rigidrot_gym.physics.torques.MagneticDipole`), evaluated
 at every integrator stage with the field B of the period's start held in the world frame
@@ -41,12 +42,13 @@ class MagnetorquerTable(Table, key="magnetorquers"):
 
 
 @jitable
-def hold(equipment, work, b, params, i):
-    """Body i's dipole m = Σ_k u_k a_k (its rods' dipoles u_k along their axes a_k), turned
-    into principal axes (B* m B), and its field (world frame) into the torque parameters."""
+def hold(equipment, work, b, params, first, i):
+    """Body i's dipole m = Σ_k u_k a_k (its rods' dipoles u_k along their axes a_k, the
+    actuators from ``first`` on: wheels, if any, come before them), turned into principal
+    axes (B* m B), and its field (world frame) into the torque parameters."""
     axes = equipment.axes
     m = (0.0, 0.0, 0.0)
-    for k in range(work.commands.shape[0]):
+    for k in range(first, work.commands.shape[0]):
         m = vec.axpy(work.commands[k, i], (axes[0, k], axes[1, k], axes[2, k]), m)
     d, f = torques.MAG_DIPOLE, torques.MAG_FIELD
     params[d, i], params[d + 1, i], params[d + 2, i] = qrotate_inv(b, m)

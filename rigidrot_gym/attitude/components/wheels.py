@@ -94,7 +94,7 @@ def advance(equipment, work, dt, real, i):
     the clip only removes round-off); a ``real`` wheel's are not (the motor rule bounds its
     speed, friction may carry it a little past: a clip would break the momentum balance)."""
     hit = False
-    for k in range(work.commands.shape[0]):
+    for k in range(equipment.wheel_momentum.shape[1]):  # the first actuators (rods may follow)
         limit = equipment.max_momentum[k]
         h = equipment.wheel_momentum[i, k] + work.commands[k, i] * dt
         if not real:

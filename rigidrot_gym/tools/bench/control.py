@@ -180,10 +180,10 @@ def run_episodes(
     while running.any():
         action, _ = policy.predict(obs, deterministic=True)
         commands = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * actuators.max_torque
-        if actuators.magnetic:  # dipoles in the field the period starts in, as the env holds it
-            torque = np.cross(commands, obs[:, -magnetic_field.COLUMNS :] * magnetic_field.FIELD_SCALE)
-        else:
-            torque = actuators.body_torque(commands)
+        torque = actuators.body_torque(commands[:, : actuators.torquing])
+        if actuators.rods:  # dipoles in the field the period starts in, as the env holds it
+            field = obs[:, -magnetic_field.COLUMNS :] * magnetic_field.FIELD_SCALE
+            torque = torque + np.cross(commands[:, actuators.torquing :], field)
         obs, _, terminated, truncated, info = env.step(action)
         step += 1
         t = step * s.dt
