@@ -64,6 +64,10 @@ def configs(draw) -> tuple[str, dict]:
     scenario = find(env_id)
     if not scenario.magnetorquers:  # (with them, the orbit carries their field)
         overrides["orbit"] = draw(st.booleans())
+    if overrides.get("orbit", scenario.orbit):
+        overrides["sun"] = draw(st.booleans())
+        if draw(st.booleans()):
+            overrides["target_attitude"] = "nadir"
     own_limits = (scenario.wheel_max_torque, scenario.wheel_max_momentum) != (0.01, 0.05)
     if "wheel_layout" in overrides and not own_limits and draw(st.booleans()):
         overrides["wheel_model"] = draw(st.sampled_from(["HR16", "RWP015", "RW0"]))
@@ -188,7 +192,7 @@ def test_copies_continue_in_lockstep(config, seed, how, at, actions):
 
 # ----------------------------------------------------------------------- invalid inputs
 
-_VALID_STRINGS = {"random", "near_target", "none", "orthogonal", "pyramid", *integrators.names()}
+_VALID_STRINGS = {"random", "near_target", "nadir", "none", "orthogonal", "pyramid", *integrators.names()}
 INVALID_VALUES = st.one_of(
     st.none(),
     st.sampled_from([float("nan"), float("inf"), -float("inf"), 10**400, 1j, b"1"]),

@@ -30,9 +30,16 @@ import numpy as np
 
 from rigidrot_gym.attitude import data, pipeline, randomization
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import gravity_gradient, magnetic_field, orbit, wheels
+from rigidrot_gym.attitude.components import (
+    gravity_gradient,
+    magnetic_field,
+    orbit,
+    sunlight,
+    targets,
+    wheels,
+)
 from rigidrot_gym.attitude.components.integration import divergence_error, first_failure, valid_state
-from rigidrot_gym.attitude.data import OUTPUTS, REWARD, TERMINATED, TRUNCATED, Features
+from rigidrot_gym.attitude.data import NEAR_TARGET, OUTPUTS, REWARD, TERMINATED, TRUNCATED, Features
 from rigidrot_gym.attitude.draws import sources
 from rigidrot_gym.attitude.result import StepResult, info_of, row_of
 from rigidrot_gym.attitude.scenario import Scenario
@@ -80,6 +87,9 @@ def features_of(scenario: Scenario) -> Features:
         orbit_gravity=s.orbit and s.gravity_gradient,
         magnetic_field=s.magnetic_field,
         magnetorquers=s.magnetorquers,
+        moving_target=s.moving_target,
+        sun_target=s.moving_target and s.target_attitude == "sun",
+        sun=s.sun,
         energy_reward=bool(s.reward_energy),
     )
 
@@ -195,6 +205,8 @@ class AttitudeBatch:
             phase=np.zeros(n),
             anomaly=np.zeros(n),
             field=np.zeros((n, 3)),
+            target_rate=np.zeros((n, 3)),
+            sunlight=np.zeros((n, sunlight.COLUMNS)),
             axes=np.ascontiguousarray(self.actuators.axes),
             sign=self.actuators.sign,
             max_momentum=self.actuators.max_momentum,
@@ -210,6 +222,7 @@ class AttitudeBatch:
             orbit=orbit.constants(s.flight),
             field_model=magnetic_field.constants(s.flight, s.geomagnetism),
             wheel_model=wheels.model_constants(s.wheel_model),
+            sun_model=sunlight.constants(s.flight),
         )
 
     # ----------------------------------------------------------------- the state
@@ -317,14 +330,30 @@ class AttitudeBatch:
         """Draw new episodes for ``rows`` from their generators (``self.rngs``), with the
         start attitude, body rates and target fixed where ``fixed`` (checked by
         :func:`~rigidrot_gym.attitude.arguments.reset_options`) says."""
+        s = self.scenario
+        if s.moving_target and fixed[2] is not None:
+            raise ValueError(
+                f"options['target'] cannot fix a target that moves (target_attitude {s.target_attitude!r}), "
+                f"got {fixed[2].tolist()}"
+            )
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         rngs = [self._rngs[i] for i in rows.tolist()]
-        q, omega, target, variates = start_states(self._law, variate_count(self.scenario), rngs)
+        q, omega, target, variates = start_states(self._law, variate_count(s), rngs)
+        if self.features.realistic or s.realistic:
+            self._reset_realism(rows, variates)
+        if s.moving_target:  # the orbit's start is drawn: the starts into its first target's frame
+            targets.start(
+                self._equipment,
+                rows,
+                q,
+                omega,
+                target,
+                self.features.sun_target,
+                self._law.mode == NEAR_TARGET,
+            )
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
                 where[:] = value
-        if self.features.realistic or self.scenario.realistic:
-            self._reset_realism(rows, variates)
         self.state[rows] = 0.0
         if self._principal_axes:  # every frame B is the identity: q ⊗ B = q, B* ω B = ω
             self.state[rows, 0:4], self.state[rows, 4:7] = q, omega

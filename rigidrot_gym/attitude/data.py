@@ -23,7 +23,8 @@ from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
 
 # Observation: error quaternion (4) and body rates (3), then one column per reaction
 # wheel (its momentum), then, with an actuation delay, the action not yet applied, then,
-# with the magnetic field, the field in the body frame (3).
+# with the Sun, its direction in the body frame and the shadow factor (4), then, with the
+# magnetic field, the field in the body frame (3).
 OBS_SIZE = 7
 
 # Rows of a body's state: the attitude q (principal axes to world) and the body rates ω
@@ -63,6 +64,9 @@ class Features(NamedTuple):
     magnetic_field: bool  # the geomagnetic field along the orbit, observed in the body frame
     magnetorquers: bool  # magnetic torque rods (actions are dipoles), alone or after the wheels
     energy_reward: bool  # the reward credits the kinetic energy each step removes (no realism)
+    moving_target: bool  # the target moves: the orbit's LVLH frame (nadir pointing), or
+    sun_target: bool  # the Sun's frame (Sun pointing)
+    sun: bool  # the Sun's direction and the Earth's shadow, observed in the body frame
 
     @property
     def realistic(self) -> bool:
@@ -97,6 +101,8 @@ class Equipment(NamedTuple):
     phase: np.ndarray  # (N,) orbit phase at the episode start, rad
     anomaly: np.ndarray  # (N,) the orbit's mean anomaly at the episode start, rad
     field: np.ndarray  # (N, 3) the magnetic field at the body now, world frame, T
+    target_rate: np.ndarray  # (N, 3) a moving target's angular velocity now, world frame, rad/s
+    sunlight: np.ndarray  # (N, 4) the direction to the Sun now (world frame) and the shadow factor
     axes: np.ndarray  # (3, n) actuator axes, body frame (torquers' or wheels', then rods')
     sign: float  # +1 torquers, −1 wheels (a motor torque turns the body backwards)
     max_momentum: np.ndarray  # (n,) wheel momentum limits, N·m·s (inf for torquers)
@@ -112,6 +118,7 @@ class Equipment(NamedTuple):
     orbit: np.ndarray  # (orbit.ELEMENTS,) the orbit's elements and rates (components.orbit)
     field_model: np.ndarray  # (MODEL,) the dipole and the Earth's angle (components.magnetic_field)
     wheel_model: np.ndarray  # (MODEL,) a real wheel's constants (components.wheels)
+    sun_model: np.ndarray  # (MODEL,) the epoch's Julian date (components.sunlight)
 
 
 class Rules(NamedTuple):

@@ -140,10 +140,16 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     | 4-6 | body rates ω / ``max_rate`` (clipped to ±1)    | -1  | 1   |
     | 7-  | wheels only: momenta h_w / ``wheel_max_momentum`` | -1  | 1   |
     | then | ``actuation_delay`` only: the action not yet applied | -1  | 1   |
+    | then 4 | ``sun`` only: the unit vector to the Sun, body frame, and the shadow factor ν | -1  | 1   |
     | last 3 | ``magnetic_field`` only: the field B / 60 µT, body frame | -1  | 1   |
 
     δq takes the sign with w ≥ 0 (the short way round); the pointing error is
-    θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π].
+    θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π]. With a moving target (``target_attitude``
+    ``"nadir"``: the orbit's LVLH frame, ô₃ towards the Earth's centre, ô₂ against the
+    orbit normal; ``"sun"``: body z at the Sun, body x along the equator) the target is
+    the frame at the state's time, and ω everywhere (the
+    observation, the reward, the tolerance, ``info["rate"]``) is the body's rate relative
+    to the frame's, ω − R(q)ᵀ ω_T.
 
     Sensor noise (off by default) perturbs what is observed, never the reward: the
     attitude is turned by a small random body rotation with per-axis standard deviation
@@ -157,7 +163,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     |------------------|-----------------|-----------------------------------------------------|
     | `attitude`       | (4,)            | attitude q, scalar-first, body to world             |
     | `body_rates`     | (3,), rad/s     | angular velocity ω in the body frame                |
-    | `target`         | (4,)            | the episode's target attitude                       |
+    | `target`         | (4,)            | the target attitude now                             |
     | `wheel_momentum` | (n,), N·m·s     | each wheel's momentum about its axis (empty without wheels) |
     | `inertia`        | (3, 3), kg·m²   | this episode's body-frame inertia tensor            |
 
@@ -191,7 +197,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     SO(3), or fixed), the attitude (uniform, within ``start_max_angle_deg`` of the
     target, or fixed) and the body rates (``start_rate`` plus a uniform ±
     ``start_rate_spread`` per axis, rad/s). ``reset(options={"attitude": q, "rate": ω,
-    "target": q_t})`` fixes any of them. The wheels start at rest.
+    "target": q_t})`` fixes any of them (not a moving target). The wheels start at rest.
+    With a moving target, the start is drawn in its first frame: ``"near_target"`` within
+    the angle of it, and the start rates relative to its rate.
 
     Domain randomisation (off by default) re-draws the body at every reset: each
     principal moment uniform within ±``randomize_inertia`` of the nominal one, the three
@@ -220,6 +228,9 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     starting at ``orbit_epoch`` at a mean anomaly drawn per episode; with
     ``magnetic_field`` the IGRF centred-dipole field at its position, as the Earth turns,
     joins the end of the observation in the body frame (B / 60 µT, clipped to ±1); with
+    ``sun`` the direction to the Sun (body frame) and the Earth's shadow factor ν (1 in
+    sunlight, 0 in the umbra; Basilisk's conical shadow with penumbra) join it before the
+    field; with
     ``magnetorquers`` the actions are three rods' dipoles m = a ⊙
     ``magnetorquer_max_dipole`` (A·m²), whose torque m × R(q)ᵀ B acts at every integrator
     stage with the field of the period's start (``RigidRot/MagDetumble-v0``), alone or

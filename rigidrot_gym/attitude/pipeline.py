@@ -13,8 +13,9 @@ a scenario enables, one function that runs a whole control period of every body:
    :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked;
 5. once every check has passed: the autoreset's draws, and the actuators' and
    disturbances' own state moves on;
-6. the sensors and 7. the evaluation (observation, reward, flags) of the staged states,
-   and the magnetic field at each body's new episode time.
+6. a moving target's attitude and rate, the sensors and 7. the evaluation (observation,
+   reward, flags) of the staged states, and the magnetic field at each body's new episode
+   time.
 
 A period either completes or changes nothing the caller keeps: failures are counted, not
 searched (an early exit stops a loop vectorising), and the caller finds the first and
@@ -57,6 +58,8 @@ from rigidrot_gym.attitude.components import (
     magnetorquers,
     restart,
     sensors,
+    sunlight,
+    targets,
     torquers,
     wheels,
 )
@@ -96,7 +99,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_field, with_rods = features.magnetic_field, features.magnetorquers
     with_orbit = features.orbit_gravity
     with_energy, with_real_wheels = features.energy_reward, features.real_wheels
-    with_columns = with_wheels or with_delay or with_ending or with_field
+    with_moving_target, with_sun, sun_target = features.moving_target, features.sun, features.sun_target
+    with_columns = with_wheels or with_delay or with_ending or with_field or with_sun
     torque = torques.model_torque if realistic else torques.body_torque
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
 
@@ -176,27 +180,37 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     def evaluate(call, bodies, equipment, rules, work, out, lo, hi):
         """Stages 6-7 of bodies ``lo`` … ``hi`` − 1 at their staged states."""
         state = work.staged
+        if with_moving_target:
+            targets.track(call, bodies, equipment, sun_target, lo, hi)
         if with_sensors:
             after = 1 if call.stepped else 0  # the episode step the readings belong to
             for i in range(lo, hi):
                 sensors.sense(state, bodies.principal, equipment, bodies.steps[i] + after, i, work.sensed)
             evaluation.observe(call, bodies, rules, work.sensed, work, lo, hi)
+            if with_moving_target:
+                targets.relative_rates(call, bodies, rules, work.sensed, equipment, work, lo, hi)
             evaluation.write_observation(work.results, out.obs, lo, hi)
         evaluation.observe(call, bodies, rules, state, work, lo, hi)
+        if with_moving_target:
+            targets.relative_rates(call, bodies, rules, state, equipment, work, lo, hi)
         evaluation.assess(call, bodies, rules, work, out, lo, hi)
         if with_energy:
             evaluation.reward_dissipation(call, bodies, rules, work, out, lo, hi)
         if not with_sensors:
             evaluation.write_observation(work.results, out.obs, lo, hi)
         if with_columns:
-            # The columns after the first seven: wheels, pending action, field, in that order.
+            # The columns after the first seven: wheels, pending action, Sun, field, in that order.
             field_column = out.obs.shape[1] - (magnetic_field.COLUMNS if with_field else 0)
-            pending_column = field_column - equipment.pending.shape[1]
+            sun_column = field_column - (sunlight.COLUMNS if with_sun else 0)
+            pending_column = sun_column - equipment.pending.shape[1]
             for i in range(lo, hi):
                 if with_wheels:
                     wheels.observe(equipment, out.obs, i)
                 if with_delay:
                     delay.observe(equipment, out.obs, pending_column, i)
+                if with_sun:  # at the episode time the counters have just reached
+                    sunlight.update(equipment, call.dt * bodies.steps[i], i)
+                    sunlight.observe(equipment, state, bodies.principal, out.obs, sun_column, i)
                 if with_field:  # at the episode time the counters have just reached
                     magnetic_field.update(equipment, call.dt * bodies.steps[i], i)
                     magnetic_field.observe(equipment, state, bodies.principal, out.obs, field_column, i)

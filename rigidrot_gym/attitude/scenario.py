@@ -64,6 +64,7 @@ from rigidrot_gym.attitude.components.gravity_gradient import GravityGradientTab
 from rigidrot_gym.attitude.components.magnetic_field import MagneticFieldTable
 from rigidrot_gym.attitude.components.magnetorquers import MagnetorquerTable
 from rigidrot_gym.attitude.components.orbit import OrbitTable, elements_of
+from rigidrot_gym.attitude.components.sunlight import SunTable
 from rigidrot_gym.attitude.settings import (
     REQUIRED,
     Check,
@@ -246,7 +247,11 @@ class Target(Table, key="target"):
     """The attitude to reach, drawn at every reset."""
 
     attitude: Any = setting(
-        REQUIRED, check=attitude(("random",)), flat="target_attitude", doc='"random" (uniform) or fixed'
+        REQUIRED,
+        check=attitude(("random", "nadir", "sun")),
+        flat="target_attitude",
+        doc='"random" (uniform), fixed, or moving (needs [orbit]): "nadir", the orbit\'s LVLH frame, '
+        'or "sun", body z at the Sun and body x along the equator',
     )
 
 
@@ -418,6 +423,7 @@ class Scenario:
     flight: OrbitTable  # not `orbit`: that is the switch's keyword name
     geomagnetism: MagneticFieldTable
     rods: MagnetorquerTable
+    sunlight: SunTable  # not `sun`: that is the switch's keyword name
     sensors: Sensors
     randomization: Randomization
     source: str = "<keywords>"
@@ -438,6 +444,12 @@ class Scenario:
     def wheels(self) -> bool:
         """Reaction wheels rather than ideal torques."""
         return self.reaction_wheels.layout != "none"
+
+    @property
+    def moving_target(self) -> bool:
+        """The target moves: the orbit's LVLH frame or the Sun's (``target_attitude``
+        "nadir" or "sun")."""
+        return isinstance(self.target_attitude, str) and self.target_attitude in ("nadir", "sun")
 
     @functools.cached_property
     def realistic(self) -> bool:
@@ -571,7 +583,9 @@ def _check_consistency(s: Scenario, source: str) -> None:
     needs = (
         (s.magnetic_field and not s.orbit, "magnetic_field.enabled needs orbit.enabled (the orbit's field)"),
         (s.magnetorquers and not s.magnetic_field, "magnetorquers.enabled needs magnetic_field.enabled"),
+        (s.sun and not s.orbit, "sun.enabled needs orbit.enabled (the Sun seen from the orbit)"),
         (preset and not s.wheels, "wheels.model needs wheels.layout (the wheels it models)"),
+        (s.moving_target and not s.orbit, f"target.attitude {s.target_attitude!r} needs orbit.enabled"),
         (
             preset and limits,
             "wheels.model sets the wheels' limits: leave wheels.max_torque and max_momentum out",

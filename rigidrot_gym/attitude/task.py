@@ -6,19 +6,21 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import magnetic_field
+from rigidrot_gym.attitude.components import magnetic_field, sunlight
 from rigidrot_gym.attitude.data import OBS_SIZE, Rules
 from rigidrot_gym.attitude.scenario import Scenario
 
 
 def observation_size(scenario: Scenario) -> int:
     """7, plus one column per reaction wheel, plus the pending action (every actuator's)
-    with a delay, plus the magnetic field in the body frame (3) with the field."""
+    with a delay, plus the Sun's direction and the shadow factor (4) with the Sun, plus
+    the magnetic field in the body frame (3) with the field."""
     actuators = Actuators.of(scenario)
     return (
         OBS_SIZE
         + (actuators.torquing if scenario.wheels else 0)
         + (actuators.count if scenario.actuation_delay else 0)
+        + (sunlight.COLUMNS if scenario.sun else 0)
         + (magnetic_field.COLUMNS if scenario.magnetic_field else 0)
     )
 

@@ -1,0 +1,83 @@
+"""The Sun as the body sees it along the orbit: the direction to the Sun from the body and
+the Earth's shadow, by the library's :mod:`~rigidrot_gym.physics.sun` (the Astronomical
+Almanac's low-precision ephemeris, 0.01°; the conical shadow with penumbra of Basilisk's
+``eclipse`` module) at each body's position (:mod:`~rigidrot_gym.attitude.components.orbit`)
+and episode time, counted from the orbit's epoch as UTC.
+
+Each evaluation writes body i's Sun direction and shadow factor at its episode time
+(:func:`update`): the observation gains four columns, the unit vector to the Sun in the
+body frame and the shadow factor ν (1 in sunlight, 0 in the umbra), the truth a Sun
+sensor would measure (the sensors come with the estimation issue). The direction is from
+the body, not the Earth's centre: the parallax of a low orbit is 0.003°.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.components import orbit
+from rigidrot_gym.attitude.settings import Table, flag, setting
+from rigidrot_gym.physics import earth, sun
+from rigidrot_gym.physics import vector as vec
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
+
+# Entries of Equipment.sun_model: the Julian date of the orbit's epoch.
+EPOCH_JD = 0
+MODEL = 1
+# Entries of Equipment.sunlight[i]: the unit vector to the Sun (world frame), then ν.
+SHADOW = 3
+COLUMNS = 4
+
+
+class SunTable(Table, key="sun"):
+    """The Sun's direction and the Earth's shadow along the orbit (needs ``[orbit]``)."""
+
+    enabled: bool = setting(
+        False,
+        check=flag,
+        flat="sun",
+        switch=True,
+        doc="the direction to the Sun in the body frame and the Earth's shadow factor (4 more columns)",
+    )
+
+
+def constants(orbit_table: orbit.OrbitTable) -> np.ndarray:
+    """Equipment.sun_model (entry ``EPOCH_JD``), for the Sun's columns and a Sun target;
+    zeros without an orbit."""
+    out = np.zeros(MODEL)
+    if orbit_table.enabled:
+        out[EPOCH_JD] = earth.julian_date(orbit_table.epoch)
+    return out
+
+
+@jitable
+def sight(equipment, t, i):
+    """The unit vector from body i to the Sun (3-tuple, world frame) and the shadow factor
+    ν at its episode time ``t`` (s). Plain Python too, for an index array ``i``."""
+    r = orbit.position(equipment, t, i)
+    s = sun.position(equipment.sun_model[EPOCH_JD] + t / earth.SECONDS_PER_DAY)
+    to_sun = vec.sub(s, r)
+    return vec.scale(1.0 / vec.norm(to_sun), to_sun), sun.shadow_factor(r, s, earth.RADIUS, sun.RADIUS)
+
+
+@jitable
+def update(equipment, t, i):
+    """Body i's Sun direction and shadow factor at its episode time ``t`` (s) into
+    ``equipment.sunlight[i]``."""
+    direction, shadow = sight(equipment, t, i)
+    out = equipment.sunlight
+    out[i, 0], out[i, 1], out[i, 2] = direction
+    out[i, SHADOW] = shadow
+
+
+@jitable
+def observe(equipment, state, principal, obs, column, i):
+    """Body i's Sun direction in its body frame (q_p its attitude in principal axes, B its
+    principal frame, as the field's) and its shadow factor into ``obs[i, column:column + 4]``."""
+    q = (state[0, i], state[1, i], state[2, i], state[3, i])
+    b = (principal[0, i], principal[1, i], principal[2, i], principal[3, i])
+    s = equipment.sunlight
+    body = qrotate(b, qrotate_inv(q, (s[i, 0], s[i, 1], s[i, 2])))
+    obs[i, column], obs[i, column + 1], obs[i, column + 2] = body
+    obs[i, column + 3] = s[i, SHADOW]
