@@ -183,3 +183,29 @@ def test_with_a_delay_the_pending_action_comes_before_the_field():
 def test_plain_ids_observe_no_field():
     assert gym.make("RigidRot/Reorient-v0").observation_space.shape == (7,)
     assert gym.make(ID).observation_space.shape == (10,)
+
+
+def test_with_a_duty_cycle_the_rods_act_only_at_the_periods_end():
+    # 0.75 of a 1 s period on 4 sub-steps: off for the first 0.25 s ("measure"), then on.
+    env = gym.make(ID, substeps=4, magnetorquer_duty_cycle=0.75).unwrapped
+    obs, _ = env.reset(seed=5, options={"rate": [0.05, -0.03, 0.04]})
+    q0, w0 = env.attitude.copy(), env.body_rates.copy()
+    field = _observed_field(env, obs)
+    dipole = np.array([0.7, -1.0, 0.4]) * MAX_DIPOLE
+    env.step((dipole / MAX_DIPOLE).astype(np.float32))
+    q_off, w_off = solve(q0, w0, J, [0.0, 0.25])  # free while the magnetometer measures
+    q_ref, w_ref = solve(
+        q_off[-1], w_off[-1], J, [0.0, 0.75], torque=lambda t, q, w: np.cross(dipole, world_to_body(q, field))
+    )
+    _, w_free = solve(q0, w0, J, [0.0, 1.0])
+    moved = np.linalg.norm(w_ref[-1] - w_free[-1])
+    assert moved > 1e-5
+    assert np.linalg.norm(env.body_rates - w_ref[-1]) < 1e-4 * moved
+    assert min(np.linalg.norm(env.attitude - q_ref[-1]), np.linalg.norm(env.attitude + q_ref[-1])) < 1e-8
+
+
+def test_a_duty_cycle_needs_whole_sub_steps_and_the_librarys_methods():
+    with pytest.raises(ScenarioError, match=r"magnetorquer_duty_cycle × substeps must be a whole number"):
+        gym.make(ID, magnetorquer_duty_cycle=0.7)  # × 2 sub-steps
+    with pytest.raises(ValueError, match="cannot switch the magnetorquers within it"):
+        gym.make(ID, magnetorquer_duty_cycle=0.5, integrator="pybullet")

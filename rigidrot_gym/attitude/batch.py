@@ -33,6 +33,7 @@ from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.components import (
     gravity_gradient,
     magnetic_field,
+    magnetorquers,
     orbit,
     sunlight,
     targets,
@@ -87,6 +88,7 @@ def features_of(scenario: Scenario) -> Features:
         orbit_gravity=s.orbit and s.gravity_gradient,
         magnetic_field=s.magnetic_field,
         magnetorquers=s.magnetorquers,
+        duty_cycle=s.magnetorquers and s.magnetorquer_duty_cycle < 1.0,
         moving_target=s.moving_target,
         sun_target=s.moving_target and s.target_attitude == "sun",
         sun=s.sun,
@@ -144,6 +146,12 @@ class AttitudeBatch:
         self.actuators = Actuators.of(scenario)
         self.features = features_of(scenario)
         own_method = isinstance(self.method, integrators.ComponentMethod)
+        if self.features.duty_cycle and not own_method:
+            raise ValueError(
+                f"integrator {scenario.integrator!r} is an engine, which holds the torque over the period: "
+                f"it cannot switch the magnetorquers within it (magnetorquer_duty_cycle "
+                f"{scenario.magnetorquer_duty_cycle!r}); use one of the library's methods"
+            )
         if self.num_threads > 1 and (self.features.realistic or not own_method):
             raise ValueError(
                 f"num_threads must be 1 for a scenario with realism options or an engine's method "
@@ -223,6 +231,7 @@ class AttitudeBatch:
             field_model=magnetic_field.constants(s.flight, s.geomagnetism),
             wheel_model=wheels.model_constants(s.wheel_model),
             sun_model=sunlight.constants(s.flight),
+            rods_off=magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps),
         )
 
     # ----------------------------------------------------------------- the state

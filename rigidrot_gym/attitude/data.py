@@ -63,6 +63,7 @@ class Features(NamedTuple):
     orbit_gravity: bool
     magnetic_field: bool  # the geomagnetic field along the orbit, observed in the body frame
     magnetorquers: bool  # magnetic torque rods (actions are dipoles), alone or after the wheels
+    duty_cycle: bool  # the rods are off for the first part of each period
     energy_reward: bool  # the reward credits the kinetic energy each step removes (no realism)
     moving_target: bool  # the target moves: the orbit's LVLH frame (nadir pointing), or
     sun_target: bool  # the Sun's frame (Sun pointing)
@@ -119,6 +120,7 @@ class Equipment(NamedTuple):
     field_model: np.ndarray  # (MODEL,) the dipole and the Earth's angle (components.magnetic_field)
     wheel_model: np.ndarray  # (MODEL,) a real wheel's constants (components.wheels)
     sun_model: np.ndarray  # (MODEL,) the epoch's Julian date (components.sunlight)
+    rods_off: int  # sub-steps at the start of a period with the rods off (their duty cycle)
 
 
 class Rules(NamedTuple):

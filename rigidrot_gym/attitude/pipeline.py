@@ -100,6 +100,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_orbit = features.orbit_gravity
     with_energy, with_real_wheels = features.energy_reward, features.real_wheels
     with_moving_target, with_sun, sun_target = features.moving_target, features.sun, features.sun_target
+    with_duty_cycle = features.duty_cycle
     with_columns = with_wheels or with_delay or with_ending or with_field or with_sun
     torque = torques.model_torque if realistic else torques.body_torque
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
@@ -271,7 +272,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             failed = invalid = 0
             for block in prange(blocks):
                 lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
-                counts = integration.stage(step, torque, call, bodies, work, lo, hi)
+                rods_off = equipment.rods_off if with_duty_cycle else 0
+                counts = integration.stage(step, torque, call, bodies, work, lo, hi, rods_off)
                 failed += counts[0]
                 invalid += counts[1]
             if failed or invalid:

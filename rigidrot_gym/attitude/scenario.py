@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from rigidrot_gym.attitude.components import magnetorquers
 from rigidrot_gym.attitude.components.gravity_gradient import GravityGradientTable
 from rigidrot_gym.attitude.components.magnetic_field import MagneticFieldTable
 from rigidrot_gym.attitude.components.magnetorquers import MagnetorquerTable
@@ -594,6 +595,10 @@ def _check_consistency(s: Scenario, source: str) -> None:
     for broken, message in needs:
         if broken:
             raise ScenarioError(f"{source}: {message}")
+    try:
+        magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)
+    except ValueError as err:
+        raise ScenarioError(f"{source}: {err}") from None
     if s.orbit and s.gravity_gradient and s.orbit_altitude != GravityGradientTable.orbit_altitude:
         raise ScenarioError(
             f"{source}: field gravity_gradient.orbit_altitude is the circular orbit's without [orbit]; with "

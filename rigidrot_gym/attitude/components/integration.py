@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude.components import magnetorquers
 from rigidrot_gym.physics import jit, torques
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
 from rigidrot_gym.physics.jit import jitable
@@ -37,11 +38,12 @@ def staged_valid(staged, i):
 
 
 @jitable
-def stage(step, torque, call, bodies, work, lo, hi):
+def stage(step, torque, call, bodies, work, lo, hi, rods_off):
     """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
     under the compiled torque model ``torque`` (a waiting body, and every body without a
-    step, staged as it is); returns how many of them, stepped, did not converge and how
-    many are not valid."""
+    step, staged as it is), the magnetorquers' dipole off for the first ``rods_off``
+    sub-steps (their duty cycle); returns how many of them, stepped, did not converge
+    and how many are not valid."""
     staged, stats = work.staged, work.stats
     for c in range(STATE_SIZE):
         for i in jit.bodies(lo, hi):
@@ -49,26 +51,14 @@ def stage(step, torque, call, bodies, work, lo, hi):
     for i in jit.bodies(lo, hi):
         stats[0, i] = 0.0
         stats[1, i] = 0.0
-    advance(
-        step,
-        torque,
-        torques.model_potential,
-        staged,
-        bodies.moments,
-        work.params,
-        0.0,
-        call.dt,
-        call.substeps,
-        0,
-        call.substeps if call.stepped else 0,
-        call.options,
-        False,
-        staged[:3, :0],  # no angular momentum to renormalise with
-        staged.reshape((1, STATE_SIZE, staged.shape[1]))[:0],  # no trajectory to record
-        stats,
-        lo,
-        hi,
-    )
+    last = call.substeps if call.stepped else 0
+    if rods_off:  # the sub-steps with the rods off, then the rest (advance: bitwise one run)
+        magnetorquers.switch_off(work.params, work.body, lo, hi)
+        _advance(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi)
+        magnetorquers.switch_on(work.params, work.body, lo, hi)
+        _advance(step, torque, call, bodies, work, rods_off, last, lo, hi)
+    else:
+        _advance(step, torque, call, bodies, work, 0, last, lo, hi)
     failed = invalid = 0
     for i in jit.bodies(lo, hi):
         live = not call.waiting[i]
@@ -81,6 +71,33 @@ def stage(step, torque, call, bodies, work, lo, hi):
             for c in range(STATE_SIZE):
                 staged[c, i] = bodies.state[c, i]
     return failed, invalid
+
+
+@jitable
+def _advance(step, torque, call, bodies, work, first, last, lo, hi):
+    """Sub-steps ``first`` … ``last`` − 1 of the period of bodies ``lo`` … ``hi`` − 1 of
+    ``work.staged``."""
+    staged = work.staged
+    advance(
+        step,
+        torque,
+        torques.model_potential,
+        staged,
+        bodies.moments,
+        work.params,
+        0.0,
+        call.dt,
+        call.substeps,
+        first,
+        last,
+        call.options,
+        False,
+        staged[:3, :0],  # no angular momentum to renormalise with
+        staged.reshape((1, STATE_SIZE, staged.shape[1]))[:0],  # no trajectory to record
+        work.stats,
+        lo,
+        hi,
+    )
 
 
 def first_failure(

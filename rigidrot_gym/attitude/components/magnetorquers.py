@@ -7,15 +7,21 @@ at every integrator stage with the field B of the period's start held in the wor
 (:mod:`~rigidrot_gym.attitude.components.magnetic_field`), as Basilisk's ``MtbEffector``
 reads its field message once per task step.
 
-Not modelled: a duty cycle (rods off while a magnetometer measures), the rods' own field
-on the magnetometer, their current and power limits beyond the dipole limit.
+With a duty cycle d < 1 the rods are off for the first 1 − d of each period, while a
+magnetometer would measure the field undisturbed by them, and act for the rest ("measure,
+then actuate"): the sub-steps of the off part run with no dipole (the rods switch between
+sub-steps, so d × substeps is a whole number), and the field observed at the period's end
+is the one the next period's rods act in.
+
+Not modelled: the rods' own field on the magnetometer when they are on, their current and
+power limits beyond the dipole limit.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.attitude.settings import Table, flag, setting, vector
+from rigidrot_gym.attitude.settings import Table, bounded, flag, setting, vector
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable
@@ -39,6 +45,13 @@ class MagnetorquerTable(Table, key="magnetorquers"):
         flat="magnetorquer_max_dipole",
         doc="dipole limit per rod (0.2 A·m²: ISISpace iMTQ, a 6U CubeSat's magnetorquer board)",
     )
+    duty_cycle: float = setting(
+        1.0,
+        check=bounded(1.0, positive=True),
+        flat="magnetorquer_duty_cycle",
+        doc="the share of each period the rods act, at its end (off before: a magnetometer measures); "
+        "× substeps a whole number",
+    )
 
 
 @jitable
@@ -57,3 +70,37 @@ def hold(equipment, work, b, params, first, i):
         equipment.field[i, 1],
         equipment.field[i, 2],
     )
+
+
+def off_substeps(duty_cycle: float, substeps: int) -> int:
+    """The sub-steps at the start of a period with the rods off, (1 − d) × substeps.
+
+    Raises:
+        ValueError: unless d × substeps is a whole number (within 1e-9).
+    """
+    on = duty_cycle * substeps
+    if abs(on - round(on)) > 1e-9:
+        raise ValueError(
+            f"magnetorquer_duty_cycle × substeps must be a whole number of sub-steps (the rods switch "
+            f"between sub-steps), got {duty_cycle!r} × {substeps!r} = {on!r}"
+        )
+    return substeps - round(on)
+
+
+@jitable
+def switch_off(params, saved, lo, hi):
+    """Bodies ``lo`` … ``hi`` − 1: their held dipoles into ``saved`` (3, N), zero in ``params``."""
+    d = torques.MAG_DIPOLE
+    for c in range(3):
+        for i in range(lo, hi):
+            saved[c, i] = params[d + c, i]
+            params[d + c, i] = 0.0
+
+
+@jitable
+def switch_on(params, saved, lo, hi):
+    """Bodies ``lo`` … ``hi`` − 1: their dipoles back from ``saved``."""
+    d = torques.MAG_DIPOLE
+    for c in range(3):
+        for i in range(lo, hi):
+            params[d + c, i] = saved[c, i]
