@@ -74,6 +74,10 @@ def configs(draw) -> tuple[str, dict]:
     if draw(st.booleans()):
         overrides["dt"] = draw(st.sampled_from([0.02, 0.1, 0.5, 2.0]))
         overrides["substeps"] = draw(st.integers(1, 3))
+    own_method = isinstance(integrators.get(overrides["integrator"]), integrators.ComponentMethod)
+    if scenario.magnetorquers and own_method and draw(st.booleans()):  # the rods on for k of the sub-steps
+        substeps = overrides.get("substeps", scenario.substeps)
+        overrides["magnetorquer_duty_cycle"] = draw(st.integers(1, substeps)) / substeps
     return env_id, overrides
 
 

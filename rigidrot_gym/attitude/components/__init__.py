@@ -6,15 +6,18 @@ them (:mod:`~rigidrot_gym.attitude.pipeline`):
 2. the actuators: :mod:`.delay`, :mod:`.actuator_noise`, :mod:`.wheels` (the commanded
    torques after delay, noise and momentum limits);
 3. the loads: :mod:`.loads` (the torque parameters held over the period: actuators,
-   wheel momentum, :mod:`.disturbances`, :mod:`.gravity_gradient`, or the dipole of the
+   wheel momentum, :mod:`.disturbances`, :mod:`.gravity_gradient`, and the dipole of the
    :mod:`.magnetorquers` and the field);
 4. the integration: :mod:`.integration` (the library's method over the period, staged,
-   then checked; or an engine between two compiled calls);
+   then checked, the rods off for the first sub-steps of their duty cycle; or an engine
+   between two compiled calls);
 5. the commit, then the actuators' and disturbances' own state moves on (wheel momenta,
    the random walk, the pending action);
-6. the sensors: :mod:`.sensors` (the state as the star tracker and gyro report it);
+6. a moving target: :mod:`.targets` (the LVLH or Sun frame and its rate); the sensors:
+   :mod:`.sensors` (the state as the star tracker and gyro report it);
 7. the evaluation: :mod:`.evaluation` (observation, reward and flags: one implementation
-   for every path), and :mod:`.magnetic_field` at each body's position on its
+   for every path; with a moving target, rates relative to its), and
+   :mod:`.magnetic_field` and :mod:`.sunlight` at each body's position on its
    :mod:`.orbit` at its new episode time;
 8. the autoreset: :mod:`.restart` (the waiting bodies' new episodes, drawn in the call).
 
