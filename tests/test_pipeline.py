@@ -339,6 +339,8 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         phase=np.zeros(n),
         anomaly=np.zeros(n),
         field=np.zeros((n, 3)),
+        target_rate=np.zeros((n, 3)),
+        sunlight=np.zeros((n, 4)),
         axes=np.eye(3),
         sign=1.0,
         max_momentum=np.full(3, np.inf),
@@ -354,6 +356,8 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         orbit=np.zeros(8),
         field_model=np.zeros(6),
         wheel_model=np.zeros(9),
+        sun_model=np.zeros(1),
+        rods_off=0,
     )
     call = data.Period(
         action=np.zeros((n, 3), dtype=np.float32),

@@ -103,6 +103,8 @@ EXPECTED = {
     "magnetic_field": ("magnetic_field.enabled", False, True, "yes"),
     "magnetorquers": ("magnetorquers.enabled", False, True, 1),
     "magnetorquer_max_dipole": ("magnetorquers.max_dipole", [0.2, 0.2, 0.2], [0.1, 0.2, 0.3], [0.2, 0, 0.2]),
+    "magnetorquer_duty_cycle": ("magnetorquers.duty_cycle", 1.0, 0.5, 0.0),
+    "sun": ("sun.enabled", False, True, "yes"),
     "attitude_noise_deg": ("sensors.attitude_noise_deg", 0.0, 0.1, 200.0),
     "rate_noise": ("sensors.rate_noise", 0.0, 1e-4, 2e6),
     "rate_bias": ("sensors.rate_bias", 0.0, 1e-4, -1e-4),
@@ -115,6 +117,8 @@ EXPECTED = {
 NEEDS = {
     "magnetic_field": {"orbit": True},
     "magnetorquers": {"orbit": True, "magnetic_field": True},
+    "magnetorquer_duty_cycle": {"orbit": True, "magnetic_field": True, "magnetorquers": True, "substeps": 2},
+    "sun": {"orbit": True},
     "wheel_model": {"wheel_layout": "pyramid"},
 }
 
@@ -136,6 +140,8 @@ SWITCHES = {
     "orbit",
     "magnetic_field",
     "magnetorquers",
+    "magnetorquer_duty_cycle",
+    "sun",
     "attitude_noise_deg",
     "rate_noise",
     "rate_bias",

@@ -231,7 +231,9 @@ class AttitudeBatch:
             field_model=magnetic_field.constants(s.flight, s.geomagnetism),
             wheel_model=wheels.model_constants(s.wheel_model),
             sun_model=sunlight.constants(s.flight),
-            rods_off=magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps),
+            rods_off=magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)
+            if s.magnetorquers
+            else 0,
         )
 
     # ----------------------------------------------------------------- the state
@@ -390,10 +392,10 @@ class AttitudeBatch:
             self.principal[rows] = randomization.turned_axes(
                 principal, turn, g[:, TURN_AXIS], u[:, TURN_ANGLE]
             )
-        if s.randomize_torque:
-            m = self.actuators.count
-            self.max_torque[rows] = randomization.spread(
-                self.actuators.max_torque, s.randomize_torque, u[:, TORQUE][:, :m]
+        if s.randomize_torque:  # the torquing actuators' limits (the rods' when they act alone)
+            m = self.actuators.torquing or self.actuators.count
+            self.max_torque[rows, :m] = randomization.spread(
+                self.actuators.max_torque[:m], s.randomize_torque, u[:, TORQUE][:, :m]
             )
         e.keys[rows] = keys_of(u[:, KEY])
         e.bias[rows] = s.rate_bias * g[:, BIAS]

@@ -379,7 +379,11 @@ class Randomization(Table, key="randomization"):
         doc="principal axes turned by up to this: products of inertia",
     )
     torque: float = setting(
-        0.0, check=fraction, flat="randomize_torque", switch=True, doc="each torque limit × (1 ± this)"
+        0.0,
+        check=fraction,
+        flat="randomize_torque",
+        switch=True,
+        doc="each torque limit × (1 ± this) (beside wheels, the rods keep theirs)",
     )
     start: float = setting(
         0.0,
@@ -596,7 +600,8 @@ def _check_consistency(s: Scenario, source: str) -> None:
         if broken:
             raise ScenarioError(f"{source}: {message}")
     try:
-        magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)
+        if s.magnetorquers:
+            magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)
     except ValueError as err:
         raise ScenarioError(f"{source}: {err}") from None
     if s.orbit and s.gravity_gradient and s.orbit_altitude != GravityGradientTable.orbit_altitude:

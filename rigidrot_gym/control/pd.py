@@ -33,9 +33,12 @@ class PD(QuaternionFeedback):
         kd: rate gain, 1/s (positive).
         actuators: see :class:`~rigidrot_gym.control.base.Controller`.
         max_rate: see :class:`~rigidrot_gym.control.base.Controller`.
+        target_rate: see :class:`~rigidrot_gym.control.quaternion_feedback.QuaternionFeedback`.
     """
 
-    def __init__(self, inertia, kp: float, kd: float, actuators, max_rate: float):
+    def __init__(
+        self, inertia, kp: float, kd: float, actuators, max_rate: float, target_rate=(0.0, 0.0, 0.0)
+    ):
         self.kp = validation.scalar(kp, "kp", positive=True)
         self.kd = validation.scalar(kd, "kd", positive=True)
-        super().__init__(inertia, self.kp, self.kd, actuators, max_rate)
+        super().__init__(inertia, self.kp, self.kd, actuators, max_rate, target_rate)

@@ -49,6 +49,7 @@ class MagnetorquerTable(Table, key="magnetorquers"):
         1.0,
         check=bounded(1.0, positive=True),
         flat="magnetorquer_duty_cycle",
+        switch=True,
         doc="the share of each period the rods act, at its end (off before: a magnetometer measures); "
         "× substeps a whole number",
     )
