@@ -91,18 +91,20 @@ def _shares_a_fixture(item: pytest.Item) -> bool:
     return any(d and d[-1].scope in ("module", "class", "package") for d in defs)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_itemcollected(item: pytest.Item) -> None:
     # Under pytest-xdist's --dist loadgroup (what dev.py asks for) a group runs in one worker:
     # all the Ray tests, so that one cluster serves them, and the tests of a module that
     # share a module-scoped fixture, so that it is built once; every other test goes to
-    # whichever worker is free. tryfirst: xdist reads the groups after us.
-    for item in items:
-        if "ray_cluster" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.ray)
-            item.add_marker(pytest.mark.xdist_group("ray"))
-        elif _shares_a_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    # whichever worker is free. Marked as each test is collected: xdist reads the groups
+    # when the collection is modified.
+    if "ray_cluster" in getattr(item, "fixturenames", ()):
+        item.add_marker(pytest.mark.ray)
+        item.add_marker(pytest.mark.xdist_group("ray"))
+    elif _shares_a_fixture(item):
+        item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if not config.getoption("--fast"):
         return
     left_out = [item for item in items if any(item.get_closest_marker(m) for m in NOT_FAST)]
