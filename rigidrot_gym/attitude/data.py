@@ -71,9 +71,10 @@ class Features(NamedTuple):
 
     @property
     def realistic(self) -> bool:
-        """Any realism component: the torque model is then the library's whole compiled
-        model (:func:`~rigidrot_gym.physics.torques.model_torque`) and the actuators' and
-        loads' components run; else the body torque alone, held from the action."""
+        """Any realism component: the actuators' and loads' components run, and the torque
+        model is the library's compiled model of the terms the loads hold
+        (:func:`~rigidrot_gym.physics.torques.model_of`); else the body torque alone, held
+        from the action."""
         return any(on for name, on in self._asdict().items() if name != "energy_reward")
 
 

@@ -102,7 +102,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_moving_target, with_sun, sun_target = features.moving_target, features.sun, features.sun_target
     with_duty_cycle = features.duty_cycle
     with_columns = with_wheels or with_delay or with_ending or with_field or with_sun
-    torque = torques.model_torque if realistic else torques.body_torque
+    # The torque terms this scenario's loads hold, and no others (torques.model_of).
+    torque = torques.model_of(with_wheels, with_gravity, with_rods)
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
 
     @jitable

@@ -32,6 +32,7 @@ A potential V(q) acts on a body as the torque τ = −½ vec(q* ⊗ ∇V) (virtu
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -136,23 +137,70 @@ def model_torque(t, q, omega, p):
         force = qrotate_inv(qnormalize(q), _vector(p, FORCE))
         tau = vec.add(tau, vec.cross(_vector(p, POINT), force))
     if _nonzero(p, WHEEL_H) or _nonzero(p, WHEEL_HDOT):
-        momentum = vec.axpy(t, _vector(p, WHEEL_HDOT), _vector(p, WHEEL_H))
-        tau = vec.sub(tau, vec.cross(omega, momentum))
+        tau = _wheels(tau, t, omega, p)
     if any_true(p[GG_RATE] != 0.0):
-        phase = p[GG_PHASE] + p[GG_MOTION] * t
-        c, s, a, b = np.cos(phase), np.sin(phase), _vector(p, GG_PLANE), _vector(p, GG_PLANE + 3)
-        r = qrotate_inv(qnormalize(q), (c * a[0] + s * b[0], c * a[1] + s * b[1], c * a[2] + s * b[2]))
-        tau = vec.axpy(p[GG_RATE], vec.cross(r, vec.mul(_vector(p, GG_MOMENTS), r)), tau)
+        tau = _gravity(tau, t, q, p)
     if _nonzero(p, MAG_DIPOLE) and _nonzero(p, MAG_FIELD):
-        field = qrotate_inv(qnormalize(q), _vector(p, MAG_FIELD))
-        tau = vec.add(tau, vec.cross(_vector(p, MAG_DIPOLE), field))
+        tau = _magnetic(tau, q, p)
     return tau
+
+
+@jitable
+def _wheels(tau, t, omega, p):
+    """τ − ω × h(t), h(t) = h + ḣ t."""
+    momentum = vec.axpy(t, _vector(p, WHEEL_HDOT), _vector(p, WHEEL_H))
+    return vec.sub(tau, vec.cross(omega, momentum))
+
+
+@jitable
+def _gravity(tau, t, q, p):
+    """τ + 3n² r̂ × (I r̂), r̂ = q* (cos(φ + n t) P + sin(φ + n t) Q) q."""
+    phase = p[GG_PHASE] + p[GG_MOTION] * t
+    c, s, a, b = np.cos(phase), np.sin(phase), _vector(p, GG_PLANE), _vector(p, GG_PLANE + 3)
+    r = qrotate_inv(qnormalize(q), (c * a[0] + s * b[0], c * a[1] + s * b[1], c * a[2] + s * b[2]))
+    return vec.axpy(p[GG_RATE], vec.cross(r, vec.mul(_vector(p, GG_MOMENTS), r)), tau)
+
+
+@jitable
+def _magnetic(tau, q, p):
+    """τ + m × (q* B q)."""
+    field = qrotate_inv(qnormalize(q), _vector(p, MAG_FIELD))
+    return vec.add(tau, vec.cross(_vector(p, MAG_DIPOLE), field))
 
 
 @inlined
 def body_torque(t, q, omega, p):
     """τ = τ_body: :func:`model_torque` when its other terms are zero for every body."""
     return _vector(p, BODY)
+
+
+_CALLS = {
+    "wheels": "_wheels(tau, t, omega, p)",
+    "gravity": "_gravity(tau, t, q, p)",
+    "magnetic": "_magnetic(tau, q, p)",
+}
+
+
+@functools.cache
+def model_of(wheels: bool, gravity: bool, magnetic: bool) -> Callable:
+    """:func:`model_torque` of the body torque and only the terms named (the world torque
+    and the point force left out), each evaluated for every body, with no branch on the
+    parameters' values: a kernel whose batch uses just these terms (the env's scenario
+    decides which) gets a loop over bodies that vectorises. The same terms in the same
+    order as :func:`model_torque`: where it skips a term, that term is zero, and adding a
+    zero changes no bit (but the sign of a zero)."""
+    chosen = [name for name, on in (("wheels", wheels), ("gravity", gravity), ("magnetic", magnetic)) if on]
+    if not chosen:
+        return body_torque
+    name = "_model_" + "_".join(chosen)
+    lines = [f"def {name}(t, q, omega, p):", "    tau = _vector(p, BODY)"]
+    lines += [f"    tau = {_CALLS[term]}" for term in chosen]
+    lines.append("    return tau")
+    # Defined in this module's namespace under its own name: numba's cache and pickling
+    # find it by module and name, as they find model_torque.
+    exec("\n".join(lines), globals())
+    globals()[name] = inlined(globals()[name])
+    return globals()[name]
 
 
 @inlined

@@ -1,5 +1,5 @@
 """The torque parameters held over a control period (the library's compiled torque model,
-:func:`~rigidrot_gym.physics.torques.model_torque`, reads them at every integrator stage):
+:func:`~rigidrot_gym.physics.torques.model_of`, reads them at every integrator stage):
 the body torque τ = sign · A u + d of the actuator torques u about their axes A plus the
 disturbances d, and with wheels their momentum h = A h_w and its rate A u, all turned into
 principal axes. Per body, in a fixed order of operations (a matrix product's summation
