@@ -22,7 +22,8 @@ Modules, bottom up:
   the Earth-fixed frame), :mod:`~rigidrot_gym.physics.orbit` (Keplerian orbits with J₂
   drift), :mod:`~rigidrot_gym.physics.geomagnetic` (the IGRF centred dipole) and
   :mod:`~rigidrot_gym.physics.sun` (the Sun's position and the Earth's shadow); the
-  actuators' models: :mod:`~rigidrot_gym.physics.reaction_wheels` (motor and friction).
+  actuators' models: :mod:`~rigidrot_gym.physics.reaction_wheels` (motor and friction);
+  the sensors' models: :mod:`~rigidrot_gym.physics.gyro` (angle and rate random walk).
 
 Nothing here imports Gymnasium, PyBullet, torch or matplotlib.
 """
