@@ -95,6 +95,8 @@ def test_feedforward_holds_nadir_where_feedback_alone_lags():
     tracking = QuaternionFeedback.for_scenario(scenario, natural_frequency=0.05)
     n = kepler.mean_motion(A)
     np.testing.assert_allclose(tracking.target_rate, [0.0, -n, 0.0], rtol=1e-15)
+    sun = gym.make(ID, **{**env_kwargs, "target_attitude": "sun"}).unwrapped.scenario
+    np.testing.assert_array_equal(QuaternionFeedback.for_scenario(sun, 0.05).target_rate, 0.0)
     lagging = QuaternionFeedback.critically_damped(
         scenario.inertia, 0.05, **QuaternionFeedback.limits_of(scenario)
     )

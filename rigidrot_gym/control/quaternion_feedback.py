@@ -69,8 +69,10 @@ class QuaternionFeedback(Controller):
     @classmethod
     def for_scenario(cls, scenario: Scenario, natural_frequency: float, damping_ratio: float = 1.0):
         """Critically damped (by default) on a scenario's own inertia and limits, feeding
-        forward the LVLH frame's mean rate for a nadir target."""
-        rate = targets.mean_rate(scenario.flight) if scenario.moving_target else np.zeros(3)
+        forward the LVLH frame's mean rate for a nadir target (the Sun's frame turns at
+        ~2e-7 rad/s: none for a Sun target)."""
+        nadir = scenario.moving_target and scenario.target_attitude == "nadir"
+        rate = targets.mean_rate(scenario.flight) if nadir else np.zeros(3)
         return cls.critically_damped(
             scenario.inertia,
             natural_frequency,
