@@ -65,8 +65,8 @@ class Features(NamedTuple):
     magnetorquers: bool  # magnetic torque rods (actions are dipoles), alone or after the wheels
     duty_cycle: bool  # the rods are off for the first part of each period
     energy_reward: bool  # the reward credits the kinetic energy each step removes (no realism)
-    moving_target: bool  # the target moves: the orbit's LVLH frame (nadir pointing), or
-    sun_target: bool  # the Sun's frame (Sun pointing)
+    moving_target: bool  # the target moves: the orbit's LVLH frame (nadir pointing) ...
+    sun_target: bool  # ... or, with this, the Sun's frame (Sun pointing)
     sun: bool  # the Sun's direction and the Earth's shadow, observed in the body frame
 
     @property

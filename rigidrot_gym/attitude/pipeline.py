@@ -138,12 +138,11 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         p = bodies.principal
         b = (p[0, i], p[1, i], p[2, i], p[3, i])
         tau = disturbances.torque(equipment, i) if with_disturbances else (0.0, 0.0, 0.0)
-        if with_rods:  # the rods' torque is their dipole in the field, after any wheels' own
-            wheel_count = equipment.wheel_momentum.shape[1]
-            magnetorquers.hold(equipment, work, b, work.params, wheel_count, i)
-            tau = loads.actuator_torque(equipment, work, tau, wheel_count, i)
-        else:
-            tau = loads.actuator_torque(equipment, work, tau, work.commands.shape[0], i)
+        # The actuators with torques of their own come first; rods, if any, follow them.
+        torquing = equipment.wheel_momentum.shape[1] if with_rods else work.commands.shape[0]
+        if with_rods:  # their dipole in the field
+            magnetorquers.hold(equipment, work, b, work.params, torquing, i)
+        tau = loads.actuator_torque(equipment, work, tau, torquing, i)
         loads.hold_body_torque(tau, b, work.params, i)
         if with_wheels:
             h, hdot = loads.wheel_momentum(equipment, work, i)
@@ -188,13 +187,13 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             after = 1 if call.stepped else 0  # the episode step the readings belong to
             for i in range(lo, hi):
                 sensors.sense(state, bodies.principal, equipment, bodies.steps[i] + after, i, work.sensed)
-            evaluation.observe(call, bodies, rules, work.sensed, work, lo, hi)
+            body = evaluation.observe(call, bodies, rules, work.sensed, work, lo, hi)
             if with_moving_target:
-                targets.relative_rates(call, bodies, rules, work.sensed, equipment, work, lo, hi)
+                targets.relative_rates(body, rules, equipment, work, lo, hi)
             evaluation.write_observation(work.results, out.obs, lo, hi)
-        evaluation.observe(call, bodies, rules, state, work, lo, hi)
+        body = evaluation.observe(call, bodies, rules, state, work, lo, hi)
         if with_moving_target:
-            targets.relative_rates(call, bodies, rules, state, equipment, work, lo, hi)
+            targets.relative_rates(body, rules, equipment, work, lo, hi)
         evaluation.assess(call, bodies, rules, work, out, lo, hi)
         if with_energy:
             evaluation.reward_dissipation(call, bodies, rules, work, out, lo, hi)

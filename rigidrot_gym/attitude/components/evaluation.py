@@ -142,7 +142,8 @@ def body_frame(call, bodies, state, body, lo, hi):
 @jitable
 def observe(call, bodies, rules, state, work, lo, hi):
     """The observation of bodies ``lo`` … ``hi`` − 1 of ``state`` (8, N, principal axes),
-    its pointing error and |ω| into ``work.results`` (rows OBSERVED, ANGLE, SPEED)."""
+    its pointing error and |ω| into ``work.results`` (rows OBSERVED, ANGLE, SPEED); returns
+    the state in the body frame (:func:`body_frame`)."""
     results = work.results
     body = body_frame(call, bodies, state, work.body, lo, hi)
     inv_max_rate = 1.0 / rules.max_rate
@@ -155,6 +156,7 @@ def observe(call, bodies, rules, state, work, lo, hi):
         w = (body[4, i], body[5, i], body[6, i])
         results[4, i], results[5, i], results[6, i] = scaled_rates(w, inv_max_rate)
         results[SPEED, i] = vec.norm((state[4, i], state[5, i], state[6, i]))  # |ω| in any frame
+    return body
 
 
 @jitable

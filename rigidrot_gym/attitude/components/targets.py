@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit, sunlight
-from rigidrot_gym.attitude.components.evaluation import body_frame, scaled_rates
+from rigidrot_gym.attitude.components.evaluation import scaled_rates
 from rigidrot_gym.attitude.data import SPEED
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics import vector as vec
@@ -113,10 +113,11 @@ def track(call, bodies, equipment, sun_pointing, lo, hi):
 
 
 @jitable
-def relative_rates(call, bodies, rules, state, equipment, work, lo, hi):
-    """Bodies ``lo`` … ``hi`` − 1 of ``state`` (8, N, principal axes): their observed rates
-    (rows 4–6 of ``work.results``) and |ω| (row SPEED) become those of ω − R(q)ᵀ ω_T."""
-    body = body_frame(call, bodies, state, work.body, lo, hi)
+def relative_rates(body, rules, equipment, work, lo, hi):
+    """Bodies ``lo`` … ``hi`` − 1 of ``body`` (their states in the body frame, as
+    :func:`~rigidrot_gym.attitude.components.evaluation.observe` returns them): their
+    observed rates (rows 4–6 of ``work.results``) and |ω| (row SPEED) become those of
+    ω − R(q)ᵀ ω_T."""
     results, rates = work.results, equipment.target_rate
     inv_max_rate = 1.0 / rules.max_rate
     for i in range(lo, hi):
