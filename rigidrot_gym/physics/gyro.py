@@ -23,10 +23,12 @@ crossing at τ = √3 σ_v/σ_u.
 
 A quantum q > 0 rounds the accumulated angle to whole quanta (the remainder carries over,
 as in a counter of pulses), so each reading is a whole number of quanta over Δt; a
-full-scale rate clips each reading. :data:`PRESETS` holds NASA 42's gyro
-(``InOut/SC_Simple.txt``; its bias stability, 0.1°/h over 1 h, read as the bias random
-walk's standard deviation after an hour: σ_u = 0.1°/h / √(3600 s)). Left out: 42's angle
-noise (0.1″ RMS), scale factor error and misalignment.
+full-scale rate clips each reading. :func:`sample` is one period of one gyro (compiled into
+the env's control period); :func:`readings` runs it over a record of many.
+
+:data:`PRESETS` holds NASA 42's gyro (``InOut/SC_Simple.txt``; its bias stability, 0.1°/h
+over 1 h, read as the bias random walk's standard deviation after an hour: σ_u = 0.1°/h /
+√(3600 s)). Left out: 42's angle noise (0.1″ RMS), scale factor error and misalignment.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rigidrot_gym.physics import validation
+from rigidrot_gym.physics.jit import jitable, kernel
 
 _DEG = np.pi / 180.0
 _ARCSEC = _DEG / 3600.0
@@ -87,6 +90,54 @@ PRESETS = {
 }
 
 
+@jitable
+def sample(rate, bias, carry, dt, arw, rrw, quantum, full_scale, n_u, n_v):
+    """One period of one gyro (eq. 7.40 above), on 3-tuples: the true mean rate ``rate``
+    over the period, the bias β_k and the angle ``carry`` not yet output (quantised gyros),
+    the model's numbers, and the period's standard normals ``n_u`` and ``n_v``. Returns the
+    reading ω̃_{k+1}, β_{k+1} and the new carry (rad/s, rad/s, rad)."""
+    white = np.sqrt(arw * arw / dt + rrw * rrw * dt / 12.0)
+    step = rrw * np.sqrt(dt)
+    reading, ends, carried = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
+    for k in range(3):
+        ends[k] = bias[k] + step * n_u[k]
+        out = rate[k] + 0.5 * (bias[k] + ends[k]) + white * n_v[k]
+        if quantum > 0.0:  # whole pulses of the angle, the remainder carried
+            angle = carry[k] + out * dt
+            out = np.round(angle / quantum) * quantum / dt
+            carried[k] = angle - out * dt
+        reading[k] = min(max(out, -full_scale), full_scale)
+    return (
+        (reading[0], reading[1], reading[2]),
+        (ends[0], ends[1], ends[2]),
+        (carried[0], carried[1], carried[2]),
+    )
+
+
+def _record(rates, beta, n_u, n_v, dt, arw, rrw, quantum, full_scale, out, ends):
+    for j in range(rates.shape[1]):
+        bias = (beta[j, 0], beta[j, 1], beta[j, 2])
+        carry = (0.0, 0.0, 0.0)
+        for t in range(rates.shape[0]):
+            reading, bias, carry = sample(
+                (rates[t, j, 0], rates[t, j, 1], rates[t, j, 2]),
+                bias,
+                carry,
+                dt,
+                arw,
+                rrw,
+                quantum,
+                full_scale,
+                (n_u[t, j, 0], n_u[t, j, 1], n_u[t, j, 2]),
+                (n_v[t, j, 0], n_v[t, j, 1], n_v[t, j, 2]),
+            )
+            out[t, j, 0], out[t, j, 1], out[t, j, 2] = reading
+            ends[t, j, 0], ends[t, j, 1], ends[t, j, 2] = bias
+
+
+_record_kernel = kernel(_record)
+
+
 def readings(
     rates,
     dt: float,
@@ -121,11 +172,21 @@ def readings(
     beta = np.zeros(shape) if bias is None else validation.vectors(bias, "bias", 3)
     if beta.shape != shape:
         raise ValueError(f"bias must have shape {shape}, got shape {beta.shape}")
-    white = np.sqrt(model.arw**2 / dt + model.rrw**2 * dt / 12.0)
-    steps = model.rrw * np.sqrt(dt) * rng.standard_normal(rates.shape)
-    ends = beta + np.cumsum(steps, axis=0)  # the bias at each period's end
-    out = rates + 0.5 * (2.0 * ends - steps) + white * rng.standard_normal(rates.shape)
-    if model.quantum > 0.0:  # whole pulses of the accumulated angle, the remainder carried
-        pulses = np.round(np.cumsum(out * dt, axis=0) / model.quantum)
-        out = np.diff(pulses, axis=0, prepend=0.0) * model.quantum / dt
-    return np.clip(out, -model.full_scale, model.full_scale), ends
+    n_u = rng.standard_normal(rates.shape)
+    n_v = rng.standard_normal(rates.shape)
+    flat = (rates.shape[0], -1, 3)
+    out, ends = np.empty(rates.shape), np.empty(rates.shape)
+    _record_kernel(
+        np.ascontiguousarray(rates.reshape(flat)),
+        np.ascontiguousarray(beta.reshape(-1, 3)),
+        n_u.reshape(flat),
+        n_v.reshape(flat),
+        dt,
+        model.arw,
+        model.rrw,
+        model.quantum,
+        model.full_scale,
+        out.reshape(flat),
+        ends.reshape(flat),
+    )
+    return out, ends
