@@ -108,6 +108,13 @@ EXPECTED = {
     "attitude_noise_deg": ("sensors.attitude_noise_deg", 0.0, 0.1, 200.0),
     "rate_noise": ("sensors.rate_noise", 0.0, 1e-4, 2e6),
     "rate_bias": ("sensors.rate_bias", 0.0, 1e-4, -1e-4),
+    "gyro_model": ("gyro.model", "none", "42", "43"),
+    "gyro_initial_bias_deg_per_hour": ("gyro.initial_bias_deg_per_hour", 1.0, 0.5, -1.0),
+    "star_tracker_model": ("star_tracker.model", "none", "42", 42),
+    "star_tracker_mounting": ("star_tracker.mounting", [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1, 1, 0, 0]),
+    "star_tracker_period": ("star_tracker.period", 1, 5, 0),
+    "observe": ("navigation.observe", "truth", "estimate", "belief"),
+    "estimator_initial_attitude_deg": ("navigation.initial_attitude_deg", 1.0, 2.0, 0.0),
     "randomize_inertia": ("randomization.inertia", 0.0, 0.1, 1.0),
     "randomize_inertia_rotation_deg": ("randomization.inertia_rotation_deg", 0.0, 5.0, 181.0),
     "randomize_torque": ("randomization.torque", 0.0, 0.05, 1.5),
@@ -120,6 +127,7 @@ NEEDS = {
     "magnetorquer_duty_cycle": {"orbit": True, "magnetic_field": True, "magnetorquers": True, "substeps": 2},
     "sun": {"orbit": True},
     "wheel_model": {"wheel_layout": "pyramid"},
+    "observe": {"gyro_model": "42", "star_tracker_model": "42"},
 }
 
 
@@ -145,6 +153,9 @@ SWITCHES = {
     "attitude_noise_deg",
     "rate_noise",
     "rate_bias",
+    "gyro_model",
+    "star_tracker_model",
+    "observe",
     "randomize_inertia",
     "randomize_inertia_rotation_deg",
     "randomize_torque",

@@ -32,9 +32,14 @@ from rigidrot_gym.attitude import data, pipeline, randomization
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.components import (
     gravity_gradient,
+    gyro,
     magnetic_field,
+    magnetometer,
     magnetorquers,
+    navigation,
     orbit,
+    star_tracker,
+    sun_sensors,
     sunlight,
     targets,
     wheels,
@@ -61,7 +66,7 @@ from rigidrot_gym.attitude.starts import (
 )
 from rigidrot_gym.attitude.task import observation_size, rules_of
 from rigidrot_gym.attitude.variates import keys_of
-from rigidrot_gym.physics import integrators, torques, validation
+from rigidrot_gym.physics import integrators, mekf, torques, validation
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.inertia import principal_frame
 from rigidrot_gym.physics.integrators.base import Method
@@ -93,6 +98,12 @@ def features_of(scenario: Scenario) -> Features:
         sun_target=s.moving_target and s.target_attitude == "sun",
         sun=s.sun,
         energy_reward=bool(s.reward_energy),
+        gyro=s.gyro_model != "none",
+        star_tracker=s.star_tracker_model != "none",
+        estimator=s.observe == "estimate",
+        magnetometer=s.magnetometer_model != "none",
+        sun_sensors=s.sun_sensor_model != "none",
+        observed=navigation.OBSERVED.index(s.observe),
     )
 
 
@@ -201,6 +212,7 @@ class AttitudeBatch:
         without realism options, which the pipeline never reads)."""
         s, n, m = self.scenario, self.num_bodies, self.actuators.count
         gravity_rate, motion, phase_per_period = gravity_gradient.constants(s.gravity, s.dt)
+        sun_model, sun_normals = sun_sensors.constants(s.sun_sensors)
         self._equipment = data.Equipment(
             keys=np.zeros(n, dtype=np.uint64),
             bias=np.zeros((n, 3)),
@@ -234,6 +246,22 @@ class AttitudeBatch:
             rods_off=magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)
             if s.magnetorquers
             else 0,
+            gyro=np.zeros((n if self.features.gyro else 0, gyro.STATE)),
+            gyro_model=gyro.constants(s.gyro),
+            tracker=np.zeros((n if self.features.star_tracker else 0, star_tracker.STATE)),
+            tracker_model=star_tracker.constants(s.star_tracker, s.flight),
+            estimate=np.zeros((n if self.features.estimator else 0, navigation.STATE)),
+            covariance=np.zeros((n if self.features.estimator else 0, mekf.STATES, mekf.STATES)),
+            estimator_model=navigation.constants(
+                s.navigation,
+                gyro.constants(s.gyro)[gyro.INITIAL_BIAS],
+                star_tracker.covariance(s.star_tracker) if self.features.star_tracker else np.zeros((3, 3)),
+            ),
+            magnetometer=np.zeros((n if self.features.magnetometer else 0, magnetometer.STATE)),
+            magnetometer_model=magnetometer.constants(s.magnetometer),
+            sun_sensors=np.zeros((n if self.features.sun_sensors else 0, sun_sensors.count(s.sun_sensors))),
+            sun_sensor_model=sun_model,
+            sun_sensor_normals=sun_normals,
         )
 
     # ----------------------------------------------------------------- the state

@@ -24,7 +24,8 @@ from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
 # Observation: error quaternion (4) and body rates (3), then one column per reaction
 # wheel (its momentum), then, with an actuation delay, the action not yet applied, then,
 # with the Sun, its direction in the body frame and the shadow factor (4), then, with the
-# magnetic field, the field in the body frame (3).
+# magnetic field, the field in the body frame (3), then, with a star tracker, whether it
+# measured in the period (1), then, with coarse Sun sensors, their outputs (k).
 OBS_SIZE = 7
 
 # Rows of a body's state: the attitude q (principal axes to world) and the body rates ω
@@ -38,6 +39,9 @@ Q, W, METHOD_SCALAR = slice(0, 4), slice(4, 7), 7
 REWARD, POINTING_DEG, RATE, SUCCESS, TERMINATED, TRUNCATED, IN_TOLERANCE = range(7)
 OUTPUTS = 7
 FLAGS = slice(SUCCESS, OUTPUTS)  # the rows the results read as booleans, in one pass
+
+# What the observation shows of the attitude and rates (Features.observed).
+TRUTH, SENSORS, ESTIMATE = 0, 1, 2
 
 # Episode starts: the start attitude's law (StartLaw.mode).
 RANDOM, NEAR_TARGET, FIXED = 0, 1, 2
@@ -68,6 +72,12 @@ class Features(NamedTuple):
     moving_target: bool  # the target moves: the orbit's LVLH frame (nadir pointing) ...
     sun_target: bool  # ... or, with this, the Sun's frame (Sun pointing)
     sun: bool  # the Sun's direction and the Earth's shadow, observed in the body frame
+    gyro: bool  # a rate-integrating gyro reads the body rates each period
+    star_tracker: bool  # a star tracker measures the attitude
+    estimator: bool  # the MEKF runs on the gyro and star tracker
+    magnetometer: bool  # a magnetometer reads the field
+    sun_sensors: bool  # coarse Sun sensors read the Sun
+    observed: int  # what the observation shows: TRUTH, SENSORS or ESTIMATE
 
     @property
     def realistic(self) -> bool:
@@ -122,6 +132,18 @@ class Equipment(NamedTuple):
     wheel_model: np.ndarray  # (MODEL,) a real wheel's constants (components.wheels)
     sun_model: np.ndarray  # (MODEL,) the epoch's Julian date (components.sunlight)
     rods_off: int  # sub-steps at the start of a period with the rods off (their duty cycle)
+    gyro: np.ndarray  # (N, gyro.STATE) bias, carried angle, last reading (components.gyro)
+    gyro_model: np.ndarray  # (gyro.MODEL,) its errors
+    tracker: np.ndarray  # (N, star_tracker.STATE) the last measured attitude and its flag
+    tracker_model: np.ndarray  # (star_tracker.MODEL,) its errors, mounting, cones, period
+    estimate: np.ndarray  # (N, navigation.STATE) the MEKF's q̂ and β̂
+    covariance: np.ndarray  # (N, 6, 6) and its P
+    estimator_model: np.ndarray  # (navigation.MODEL,) its start and the tracker's R
+    magnetometer: np.ndarray  # (N, magnetometer.STATE) its bias and last reading
+    magnetometer_model: np.ndarray  # (magnetometer.MODEL,) its errors
+    sun_sensors: np.ndarray  # (N, k) the coarse Sun sensors' last outputs
+    sun_sensor_model: np.ndarray  # (sun_sensors.MODEL,) their response and errors
+    sun_sensor_normals: np.ndarray  # (k, 3) their normals, body frame
 
 
 class Rules(NamedTuple):

@@ -43,6 +43,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 
+import numpy as np
 from numba import prange
 
 from rigidrot_gym.attitude.components import (
@@ -52,12 +53,18 @@ from rigidrot_gym.attitude.components import (
     disturbances,
     evaluation,
     gravity_gradient,
+    gyro,
     integration,
     loads,
     magnetic_field,
+    magnetometer,
     magnetorquers,
+    navigation,
+    orbit,
     restart,
     sensors,
+    star_tracker,
+    sun_sensors,
     sunlight,
     targets,
     torquers,
@@ -66,7 +73,9 @@ from rigidrot_gym.attitude.components import (
 from rigidrot_gym.attitude.data import (
     ACTIONS_ROW,
     BODY,
+    ESTIMATE,
     RESULTS,
+    SENSORS,
     STATS,
     Bodies,
     Carried,
@@ -80,8 +89,9 @@ from rigidrot_gym.attitude.data import (
     unpacker,
 )
 from rigidrot_gym.physics import torques
+from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, kernel
-from rigidrot_gym.physics.quaternion import qrotate
+from rigidrot_gym.physics.quaternion import qconj, qlog, qmul, qrotate, qrotate_inv
 
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
@@ -101,7 +111,14 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_energy, with_real_wheels = features.energy_reward, features.real_wheels
     with_moving_target, with_sun, sun_target = features.moving_target, features.sun, features.sun_target
     with_duty_cycle = features.duty_cycle
-    with_columns = with_wheels or with_delay or with_ending or with_field or with_sun
+    with_gyro, with_tracker, with_estimator = features.gyro, features.star_tracker, features.estimator
+    with_magnetometer, with_sun_sensors = features.magnetometer, features.sun_sensors
+    with_navigation = with_gyro or with_tracker or with_magnetometer or with_sun_sensors
+    observe_sensors, observe_estimate = features.observed == SENSORS, features.observed == ESTIMATE
+    with_sensed = with_sensors or observe_sensors or observe_estimate
+    with_columns = (
+        with_wheels or with_delay or with_ending or with_field or with_sun or with_tracker or with_sun_sensors
+    )
     # The torque terms this scenario's loads hold, and no others (torques.model_of).
     torque = torques.model_of(with_wheels, with_gravity, with_rods)
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
@@ -178,15 +195,98 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                     delay.advance(equipment, work, i)
 
     @jitable
+    def sense(call, bodies, equipment, work, step, normals, scratch, i):
+        """Body i's sensors and estimator at its staged state, episode step ``step``:
+        started at step 0, else moved on by the period it stepped."""
+        state, previous, p = work.staged, bodies.state, bodies.principal
+        t = call.dt * step
+        b = (p[0, i], p[1, i], p[2, i], p[3, i])
+        q = qmul((state[0, i], state[1, i], state[2, i], state[3, i]), qconj(b))  # the body frame's
+        guess = q
+        if step == 0:  # what is known before a first measurement
+            guess = navigation.initial_attitude(equipment, q, normals, i)
+            rate = qrotate(b, (state[4, i], state[5, i], state[6, i]))
+        else:  # the mean rate over the period: the rotation vector of q_k* ⊗ q_k+1 over Δt
+            before = (previous[0, i], previous[1, i], previous[2, i], previous[3, i])
+            d = qmul(qconj(before), (state[0, i], state[1, i], state[2, i], state[3, i]))
+            turn = qlog(d if d[0] >= 0.0 else (-d[0], -d[1], -d[2], -d[3]))
+            rate = qrotate(b, (2.0 * turn[0] / call.dt, 2.0 * turn[1] / call.dt, 2.0 * turn[2] / call.dt))
+        r, to_sun, shadow = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0
+        if with_sun_sensors or (with_tracker and equipment.tracker_model[star_tracker.SEES_ORBIT] != 0.0):
+            r = orbit.position(equipment, t, i)
+            to_sun, shadow = sunlight.seen_from(equipment, r, t)
+        if with_gyro:
+            if step == 0:
+                gyro.start(equipment, rate, call.dt, normals, i)
+            else:
+                gyro.read(equipment, rate, call.dt, step, normals, i)
+        if with_estimator:
+            if step == 0:
+                navigation.start(equipment, guess, i)
+            else:
+                navigation.predict(equipment, gyro.reading(equipment, i), call.dt, scratch, i)
+        if with_tracker:
+            if step == 0:
+                star_tracker.hold(equipment, guess, i)
+            if star_tracker.measure(equipment, q, r, to_sun, step, normals, i) and with_estimator:
+                navigation.correct_attitude(equipment, star_tracker.measured(equipment, i), scratch, i)
+        if with_magnetometer:
+            if step == 0:
+                magnetometer.start(equipment, normals, i)
+            field = (equipment.field[i, 0], equipment.field[i, 1], equipment.field[i, 2])
+            magnetometer.read(equipment, qrotate_inv(q, field), step, normals, i)
+            if with_estimator:
+                measured, variance = magnetometer.reading(equipment, i), magnetometer.variance(equipment)
+                navigation.correct_vector(equipment, measured, field, variance, scratch, i)
+        if with_sun_sensors:
+            sun_sensors.read(equipment, q, to_sun, shadow, step, normals, i)
+            if with_estimator:
+                measured, variance = sun_sensors.direction(equipment, i)
+                if variance > 0.0:
+                    reference = vec.scale(1.0 / vec.norm(to_sun), to_sun)
+                    navigation.correct_vector(equipment, measured, reference, variance, scratch, i)
+
+    @jitable
+    def navigate(call, bodies, equipment, work, lo, hi):
+        """The sensors and the estimator of bodies ``lo`` … ``hi`` − 1 at their staged states:
+        started with an episode (step 0), moved on by a period a body stepped, left as they
+        are otherwise (an evaluation without a step, a waiting body); then what the
+        observation shows of them into ``work.sensed``."""
+        normals = np.empty(sun_sensors.MAX_SENSORS)
+        scratch = np.empty((3, 6, 6))
+        for i in range(lo, hi):
+            live = call.stepped and not call.waiting[i]
+            step = bodies.steps[i] + (1 if live else 0)  # the episode step the readings belong to
+            if with_magnetometer:  # the field at the body now (the evaluation reads it too)
+                magnetic_field.update(equipment, call.dt * step, i)
+            if step == 0 or live:
+                sense(call, bodies, equipment, work, step, normals, scratch, i)
+            if observe_sensors:
+                navigation.write_sensed(
+                    star_tracker.measured(equipment, i),
+                    gyro.reading(equipment, i),
+                    bodies.principal,
+                    work.sensed,
+                    i,
+                )
+            elif observe_estimate:
+                q_hat, _ = navigation.estimate(equipment, i)
+                w_hat = navigation.sensed_rates(equipment, gyro.reading(equipment, i), i)
+                navigation.write_sensed(q_hat, w_hat, bodies.principal, work.sensed, i)
+
+    @jitable
     def evaluate(call, bodies, equipment, rules, work, out, lo, hi):
         """Stages 6-7 of bodies ``lo`` … ``hi`` − 1 at their staged states."""
         state = work.staged
         if with_moving_target:
             targets.track(call, bodies, equipment, sun_target, lo, hi)
-        if with_sensors:
+        if with_navigation:
+            navigate(call, bodies, equipment, work, lo, hi)
+        if with_sensed:
             after = 1 if call.stepped else 0  # the episode step the readings belong to
-            for i in range(lo, hi):
-                sensors.sense(state, bodies.principal, equipment, bodies.steps[i] + after, i, work.sensed)
+            if with_sensors:
+                for i in range(lo, hi):
+                    sensors.sense(state, bodies.principal, equipment, bodies.steps[i] + after, i, work.sensed)
             body = evaluation.observe(call, bodies, rules, work.sensed, work, lo, hi)
             if with_moving_target:
                 targets.relative_rates(body, rules, equipment, work, lo, hi)
@@ -197,11 +297,14 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         evaluation.assess(call, bodies, rules, work, out, lo, hi)
         if with_energy:
             evaluation.reward_dissipation(call, bodies, rules, work, out, lo, hi)
-        if not with_sensors:
+        if not with_sensed:
             evaluation.write_observation(work.results, out.obs, lo, hi)
         if with_columns:
-            # The columns after the first seven: wheels, pending action, Sun, field, in that order.
-            field_column = out.obs.shape[1] - (magnetic_field.COLUMNS if with_field else 0)
+            # The columns after the first seven: wheels, pending action, Sun, field, star
+            # tracker, Sun sensors, in that order.
+            sensor_column = out.obs.shape[1] - equipment.sun_sensors.shape[1]
+            tracker_column = sensor_column - (star_tracker.COLUMNS if with_tracker else 0)
+            field_column = tracker_column - (magnetic_field.COLUMNS if with_field else 0)
             sun_column = field_column - (sunlight.COLUMNS if with_sun else 0)
             pending_column = sun_column - equipment.pending.shape[1]
             for i in range(lo, hi):
@@ -213,8 +316,16 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                     sunlight.update(equipment, call.dt * bodies.steps[i], i)
                     sunlight.observe(equipment, state, bodies.principal, out.obs, sun_column, i)
                 if with_field:  # at the episode time the counters have just reached
-                    magnetic_field.update(equipment, call.dt * bodies.steps[i], i)
-                    magnetic_field.observe(equipment, state, bodies.principal, out.obs, field_column, i)
+                    if not with_magnetometer:  # (the sensors have updated it already)
+                        magnetic_field.update(equipment, call.dt * bodies.steps[i], i)
+                    if with_magnetometer and (observe_sensors or observe_estimate):
+                        magnetometer.observe(equipment, out.obs, field_column, i)
+                    else:
+                        magnetic_field.observe(equipment, state, bodies.principal, out.obs, field_column, i)
+                if with_tracker:
+                    star_tracker.observe(equipment, out.obs, tracker_column, i)
+                if with_sun_sensors:
+                    sun_sensors.observe(equipment, out.obs, sensor_column, i)
                 if with_ending and call.stepped:
                     evaluation.end_on_saturation(equipment, out, i)
 

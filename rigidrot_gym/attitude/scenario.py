@@ -62,9 +62,15 @@ import numpy as np
 
 from rigidrot_gym.attitude.components import magnetorquers
 from rigidrot_gym.attitude.components.gravity_gradient import GravityGradientTable
+from rigidrot_gym.attitude.components.gyro import GyroTable
 from rigidrot_gym.attitude.components.magnetic_field import MagneticFieldTable
+from rigidrot_gym.attitude.components.magnetometer import MagnetometerTable
 from rigidrot_gym.attitude.components.magnetorquers import MagnetorquerTable
+from rigidrot_gym.attitude.components.navigation import NavigationTable
 from rigidrot_gym.attitude.components.orbit import OrbitTable, elements_of
+from rigidrot_gym.attitude.components.star_tracker import StarTrackerTable
+from rigidrot_gym.attitude.components.sun_sensors import MAX_SENSORS, SunSensorTable
+from rigidrot_gym.attitude.components.sun_sensors import count as sun_sensor_count
 from rigidrot_gym.attitude.components.sunlight import SunTable
 from rigidrot_gym.attitude.settings import (
     REQUIRED,
@@ -430,6 +436,11 @@ class Scenario:
     rods: MagnetorquerTable
     sunlight: SunTable  # not `sun`: that is the switch's keyword name
     sensors: Sensors
+    gyro: GyroTable
+    star_tracker: StarTrackerTable
+    magnetometer: MagnetometerTable
+    sun_sensors: SunSensorTable
+    navigation: NavigationTable
     randomization: Randomization
     source: str = "<keywords>"
 
@@ -591,6 +602,29 @@ def _check_consistency(s: Scenario, source: str) -> None:
         (s.sun and not s.orbit, "sun.enabled needs orbit.enabled (the Sun seen from the orbit)"),
         (preset and not s.wheels, "wheels.model needs wheels.layout (the wheels it models)"),
         (s.moving_target and not s.orbit, f"target.attitude {s.target_attitude!r} needs orbit.enabled"),
+        (
+            s.magnetometer_model != "none" and not s.magnetic_field,
+            "magnetometer.model needs magnetic_field.enabled (the field it reads)",
+        ),
+        (
+            s.sun_sensor_model != "none" and not s.orbit,
+            "sun_sensors.model needs orbit.enabled (the Sun it reads)",
+        ),
+        (sun_sensor_count(s.sun_sensors) > MAX_SENSORS, f"sun_sensors.model: at most {MAX_SENSORS} sensors"),
+        (
+            s.observe == "sensors" and (s.gyro_model == "none" or s.star_tracker_model == "none"),
+            'navigation.observe "sensors" needs gyro.model and star_tracker.model',
+        ),
+        (
+            s.observe == "estimate" and (s.gyro_model == "none" or s.star_tracker_model == "none"),
+            'navigation.observe "estimate" needs gyro.model and star_tracker.model (the MEKF\'s propagation '
+            "and updates)",
+        ),
+        (
+            s.observe != "truth" and bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias),
+            f"navigation.observe {s.observe!r} replaces the [sensors] table's Gaussian noise: leave one of "
+            "them out",
+        ),
         (
             preset and limits,
             "wheels.model sets the wheels' limits: leave wheels.max_torque and max_momentum out",

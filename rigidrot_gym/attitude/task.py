@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import magnetic_field, sunlight
+from rigidrot_gym.attitude.components import magnetic_field, star_tracker, sun_sensors, sunlight
 from rigidrot_gym.attitude.data import OBS_SIZE, Rules
 from rigidrot_gym.attitude.scenario import Scenario
 
@@ -14,7 +14,8 @@ from rigidrot_gym.attitude.scenario import Scenario
 def observation_size(scenario: Scenario) -> int:
     """7, plus one column per reaction wheel, plus the pending action (every actuator's)
     with a delay, plus the Sun's direction and the shadow factor (4) with the Sun, plus
-    the magnetic field in the body frame (3) with the field."""
+    the magnetic field in the body frame (3) with the field, plus the star tracker's flag
+    (1) with a star tracker, plus one column per coarse Sun sensor."""
     actuators = Actuators.of(scenario)
     return (
         OBS_SIZE
@@ -22,14 +23,21 @@ def observation_size(scenario: Scenario) -> int:
         + (actuators.count if scenario.actuation_delay else 0)
         + (sunlight.COLUMNS if scenario.sun else 0)
         + (magnetic_field.COLUMNS if scenario.magnetic_field else 0)
+        + (star_tracker.COLUMNS if scenario.star_tracker_model != "none" else 0)
+        + sun_sensors.count(scenario.sun_sensors)
     )
 
 
 def observation_bounds(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) float32 bounds of an observation: δq_w ∈ [0, 1], the rest in [-1, 1]."""
+    """(low, high) float32 bounds of an observation: δq_w ∈ [0, 1], the rest in [-1, 1]
+    (the star tracker's flag and the Sun sensors' outputs in [0, 1] too)."""
     high = np.ones(observation_size(scenario), dtype=np.float32)
     low = -high
     low[0] = 0.0
+    last = star_tracker.COLUMNS if scenario.star_tracker_model != "none" else 0
+    last += sun_sensors.count(scenario.sun_sensors)
+    if last:
+        low[-last:] = 0.0
     return low, high
 
 

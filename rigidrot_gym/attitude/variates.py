@@ -19,6 +19,17 @@ from rigidrot_gym.physics.jit import jitable
 # noise, 3 each), random-walk disturbance (3).
 STEP_PAIRS = 7
 ACTUATOR_PAIRS, SENSOR_PAIRS, DISTURBANCE_PAIRS = 0, 2, 5
+# The spacecraft's sensors and estimator draw from a second stream of each body, keyed
+# by its key mixed with this constant (the first stream's numbers, and so every id that
+# has no such sensor, stay as they were), NAVIGATION_PAIRS pairs a step. The normals of
+# a step, by their index (each use starts a pair): the gyro's bias step N_u (0–2) and
+# white noise N_v (3–5), the star tracker's (6–8), the magnetometer's (10–12), six coarse
+# Sun sensors' (14–19); at an episode's start (step 0), the gyro's bias (20–22), the
+# estimate's attitude error (24–26) and the magnetometer's bias (28–30).
+NAVIGATION_SALT = np.uint64(0x5EC0DE5A7E111735)
+NAVIGATION_PAIRS = 16
+GYRO_NORMALS, TRACKER_NORMALS, MAGNETOMETER_NORMALS, SUN_SENSOR_NORMALS = 0, 6, 10, 14
+START_BIAS_NORMALS, START_ERROR_NORMALS, START_MAGNETOMETER_NORMALS = 20, 24, 28
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
@@ -65,3 +76,15 @@ def counter_normals(key, counter, pair, pairs):
     k·K + j + 1, K = 2·``pairs``)."""
     first = np.uint64(counter) * np.uint64(2 * pairs) + np.uint64(2 * pair + 1)
     return normal_pair(splitmix_uniform(key, first), splitmix_uniform(key, first + np.uint64(1)))
+
+
+@jitable
+def navigation_normals(key, counter, first, out):
+    """Normals ``first`` … ``first + len(out) − 1`` (``first`` even) of step ``counter`` of
+    body ``key``'s navigation stream into ``out``."""
+    stream = key ^ NAVIGATION_SALT
+    for k in range(0, out.shape[0], 2):
+        pair = counter_normals(stream, counter, (first + k) // 2, NAVIGATION_PAIRS)
+        out[k] = pair[0]
+        if k + 1 < out.shape[0]:
+            out[k + 1] = pair[1]

@@ -23,7 +23,11 @@ Modules, bottom up:
   drift), :mod:`~rigidrot_gym.physics.geomagnetic` (the IGRF centred dipole) and
   :mod:`~rigidrot_gym.physics.sun` (the Sun's position and the Earth's shadow); the
   actuators' models: :mod:`~rigidrot_gym.physics.reaction_wheels` (motor and friction);
-  the sensors' models: :mod:`~rigidrot_gym.physics.gyro` (angle and rate random walk).
+  the sensors' models: :mod:`~rigidrot_gym.physics.gyro` (angle and rate random walk),
+  :mod:`~rigidrot_gym.physics.star_tracker` (noise-equivalent angles, exclusion cones),
+  :mod:`~rigidrot_gym.physics.magnetometer` and :mod:`~rigidrot_gym.physics.sun_sensors`
+  (coarse Sun sensors); the estimator: :mod:`~rigidrot_gym.physics.mekf` (the
+  multiplicative EKF of attitude and gyro bias).
 
 Nothing here imports Gymnasium, PyBullet, torch or matplotlib.
 """

@@ -13,7 +13,7 @@ sat(x) = min(max(x, −s), s) clips to the saturation s (none when s = inf).
 
 The noise-free reading with a bias and saturation is Basilisk's ``magnetometer`` module
 (``src/simulation/sensors/magnetometer/magnetometer.cpp``: ``computeMagData`` forms
-tam_S = [SB][BN] B_N, ``applySensorErrors`` adds its noise then ``senBias`` and multiplies by
+tam_S = ``[SB][BN] B_N``, ``applySensorErrors`` adds its noise then ``senBias`` and multiplies by
 ``scaleFactor`` (1 by default), ``applySaturation`` clips to [``minOutput``, ``maxOutput``]);
 tests/test_magnetometer.py runs it against this module. Its noise (``senNoiseStd``, through its
 ``GaussMarkov`` utility) is, at its default settings in Basilisk 2.12.1, white with σ =

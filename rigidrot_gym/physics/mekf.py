@@ -88,13 +88,11 @@ def transition(rate, dt, phi):
 
 @jitable
 def predict(q, bias, p, reading, dt, arw, rrw, phi, scratch):
-    """One body's estimate carried over a gyro sample period ``dt``: returns q̂⁺ (4-tuple);
-    P (``p``, 6 × 6) is updated in place, with ``phi`` and ``scratch`` (6 × 6) its work.
-
-    Args:
-        q: q̂ (4-tuple), bias: β̂ (3-tuple, rad/s), reading: the gyro's mean rate over the
-        period (3-tuple, rad/s), arw, rrw: its σ_v (rad/√s) and σ_u (rad/s^{3/2}).
-    """
+    """One body's estimate q̂ (``q``, 4-tuple) with bias β̂ (``bias``, 3-tuple, rad/s)
+    carried over a gyro sample period ``dt`` by the gyro's mean rate over it, ``reading``
+    (3-tuple, rad/s), whose σ_v and σ_u are ``arw`` (rad/√s) and ``rrw`` (rad/s^{3/2}):
+    returns q̂⁺ (4-tuple); P (``p``, 6 × 6) is updated in place, with ``phi`` and
+    ``scratch`` (6 × 6) its work."""
     rate = vec.sub(reading, bias)
     transition(rate, dt, phi)
     for i in range(STATES):

@@ -52,13 +52,13 @@ import numpy as np
 
 from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable, select
+from rigidrot_gym.physics.jit import jitable, kernel, select
 from rigidrot_gym.physics.sun import AU
 
 # Basilisk applies the Kelly factor only above this κ (computeTrueOutput's eps).
 KELLY_MIN = 1e-10
-# The lit sensors' normals count as coplanar when the smallest eigenvalue of Nᵀ N is below
-# this share of the largest.
+# The lit sensors' normals count as coplanar when det Nᵀ N is below this share of the cube of
+# its mean eigenvalue (tr Nᵀ N / 3).
 _COPLANAR = 1e-10
 
 
@@ -242,15 +242,52 @@ def sun_direction(
     threshold = validation.scalar(threshold, "threshold")
     if threshold < 0.0:
         raise ValueError(f"threshold must be a finite number ≥ 0, got {threshold!r}")
-    lit = y > threshold
-    normals = sensors.normals
-    gram = np.einsum("...i,ij,ik->...jk", lit.astype(np.float64), normals, normals)
-    rhs = np.einsum("...i,ij->...j", np.where(lit, y, 0.0), normals)
-    eigenvalues = np.linalg.eigvalsh(gram)
-    valid = (np.sum(lit, axis=-1) >= 3) & (eigenvalues[..., 0] > _COPLANAR * eigenvalues[..., -1])
-    safe = np.where(valid[..., None, None], gram, np.eye(3))
-    s = np.linalg.solve(safe, rhs[..., None])[..., 0]
-    length = np.linalg.norm(s, axis=-1)
-    valid &= length > 0.0
-    direction = np.where(valid[..., None], s / np.where(valid, length, 1.0)[..., None], 0.0)
-    return direction, valid
+    flat = np.ascontiguousarray(y.reshape(-1, sensors.count))
+    direction, valid = np.empty((flat.shape[0], 3)), np.empty(flat.shape[0], dtype=bool)
+    _directions(np.ascontiguousarray(sensors.normals), flat, threshold, direction, valid)
+    return direction.reshape(y.shape[:-1] + (3,)), valid.reshape(y.shape[:-1])
+
+
+@jitable
+def direction(normals, readings, threshold):
+    """One body's least-squares Sun direction (:func:`sun_direction`) from its ``readings``
+    (k,) of sensors of ``normals`` (k, 3): the unit vector (3-tuple) and the length of the
+    solution before it was normalised (the output at normal incidence: the scale × (1 AU/r)²
+    × ν, by which noise on the readings turns it, an estimator's weight); (0, 0, 0) and 0
+    when invalid. Coplanar normals give a singular Nᵀ N: valid needs its determinant above
+    1e-10 of (tr Nᵀ N / 3)³ (the cube of its mean eigenvalue)."""
+    g = np.zeros((3, 3))
+    rhs = [0.0, 0.0, 0.0]
+    lit = 0
+    for i in range(readings.shape[0]):
+        if readings[i] > threshold:
+            lit += 1
+            for j in range(3):
+                rhs[j] += readings[i] * normals[i, j]
+                for k in range(3):
+                    g[j, k] += normals[i, j] * normals[i, k]
+    a, b, c, d, e, f = g[0, 0], g[0, 1], g[0, 2], g[1, 1], g[1, 2], g[2, 2]
+    cof = (d * f - e * e, c * e - b * f, b * e - c * d, a * f - c * c, b * c - a * e, a * d - b * b)
+    det = a * cof[0] + b * cof[1] + c * cof[2]
+    mean = (a + d + f) / 3.0
+    if lit < 3 or not det > _COPLANAR * mean * mean * mean:
+        return (0.0, 0.0, 0.0), 0.0
+    s = (
+        (cof[0] * rhs[0] + cof[1] * rhs[1] + cof[2] * rhs[2]) / det,
+        (cof[1] * rhs[0] + cof[3] * rhs[1] + cof[4] * rhs[2]) / det,
+        (cof[2] * rhs[0] + cof[4] * rhs[1] + cof[5] * rhs[2]) / det,
+    )
+    length = vec.norm(s)
+    if not length > 0.0:
+        return (0.0, 0.0, 0.0), 0.0
+    return vec.scale(1.0 / length, s), length
+
+
+def _all_directions(normals, readings, threshold, out, valid):
+    for i in range(readings.shape[0]):
+        d, length = direction(normals, readings[i], threshold)
+        valid[i] = length > 0.0
+        out[i, 0], out[i, 1], out[i, 2] = d
+
+
+_directions = kernel(_all_directions)

@@ -14,7 +14,9 @@ them (:mod:`~rigidrot_gym.attitude.pipeline`):
 5. the commit, then the actuators' and disturbances' own state moves on (wheel momenta,
    the random walk, the pending action);
 6. a moving target: :mod:`.targets` (the LVLH or Sun frame and its rate); the sensors:
-   :mod:`.sensors` (the state as the star tracker and gyro report it);
+   :mod:`.sensors` (Gaussian noise on the state), or the spacecraft's own, :mod:`.gyro`,
+   :mod:`.star_tracker`, :mod:`.magnetometer` and :mod:`.sun_sensors`, with the MEKF
+   between them and the agent and the choice of what it observes (:mod:`.navigation`);
 7. the evaluation: :mod:`.evaluation` (observation, reward and flags: one implementation
    for every path; with a moving target, rates relative to its), and
    :mod:`.magnetic_field` and :mod:`.sunlight` at each body's position on its

@@ -52,13 +52,19 @@ def constants(orbit_table: orbit.OrbitTable) -> np.ndarray:
 
 
 @jitable
+def seen_from(equipment, r, t):
+    """The vector from the position ``r`` (3-tuple, m, world frame) to the Sun (m) and the
+    shadow factor ν there at episode time ``t`` (s)."""
+    s = sun.position(equipment.sun_model[EPOCH_JD] + t / earth.SECONDS_PER_DAY)
+    return vec.sub(s, r), sun.shadow_factor(r, s, earth.RADIUS, sun.RADIUS)
+
+
+@jitable
 def sight(equipment, t, i):
     """The unit vector from body i to the Sun (3-tuple, world frame) and the shadow factor
     ν at its episode time ``t`` (s). Plain Python too, for an index array ``i``."""
-    r = orbit.position(equipment, t, i)
-    s = sun.position(equipment.sun_model[EPOCH_JD] + t / earth.SECONDS_PER_DAY)
-    to_sun = vec.sub(s, r)
-    return vec.scale(1.0 / vec.norm(to_sun), to_sun), sun.shadow_factor(r, s, earth.RADIUS, sun.RADIUS)
+    to_sun, shadow = seen_from(equipment, orbit.position(equipment, t, i), t)
+    return vec.scale(1.0 / vec.norm(to_sun), to_sun), shadow
 
 
 @jitable

@@ -1,0 +1,109 @@
+"""A rate-integrating gyro on each body: the library's :mod:`~rigidrot_gym.physics.gyro`
+(Farrenkopf's angle and rate random walk in their exact discrete form, quantised pulses, a
+full scale), sampled once per control period.
+
+Each period the gyro reads the body's mean rate over it, the rotation vector of
+q_k* ⊗ q_{k+1} over Δt in the body frame (what a rate-integrating gyro's angle increments
+measure), plus ½ (β_k + β_{k+1}) and its white noise; its bias β walks on. An episode starts
+with β drawn per axis from N(0, σ_β0²), ``initial_bias_deg_per_hour``, and its first reading
+is of the rates at the start. The normals come from the body's navigation stream
+(:data:`~rigidrot_gym.attitude.variates.NAVIGATION_SALT`) at the episode step, so a body
+reads the same alone or in a batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
+from rigidrot_gym.attitude.variates import GYRO_NORMALS, START_BIAS_NORMALS, navigation_normals
+from rigidrot_gym.physics import gyro as gyro_model
+from rigidrot_gym.physics.jit import jitable
+
+# Entries of Equipment.gyro_model.
+ARW, RRW, QUANTUM, FULL_SCALE, INITIAL_BIAS = range(5)
+MODEL = 5
+# Columns of Equipment.gyro: the bias β, the angle not yet output as pulses, the last reading.
+BIAS, CARRY, READING = slice(0, 3), slice(3, 6), slice(6, 9)
+STATE = 9
+DEG_PER_HOUR = np.pi / 180.0 / 3600.0  # rad/s
+
+
+class GyroTable(Table, key="gyro"):
+    """A rate-integrating gyro (the estimator's propagation; the observed rates with
+    ``navigation.observe`` "sensors")."""
+
+    model: str = setting(
+        "none",
+        check=choice(("none", *gyro_model.PRESETS)),
+        flat="gyro_model",
+        switch=True,
+        doc='"none" or a preset of physics.gyro: "42" (NASA 42: ARW 0.07°/√h, bias stability 0.1°/h, '
+        "1″ pulses)",
+    )
+    initial_bias_deg_per_hour: float = setting(
+        1.0,
+        check=bounded(3.6e6),
+        unit="°/h",
+        flat="gyro_initial_bias_deg_per_hour",
+        doc="per-axis std of the bias at an episode's start, drawn per episode",
+    )
+
+
+def constants(table: GyroTable) -> np.ndarray:
+    """Equipment.gyro_model (entries ``ARW`` … ``INITIAL_BIAS``); zeros without a gyro."""
+    out = np.zeros(MODEL)
+    if table.model != "none":
+        model = gyro_model.PRESETS[table.model]
+        out[ARW], out[RRW], out[QUANTUM], out[FULL_SCALE] = (
+            model.arw,
+            model.rrw,
+            model.quantum,
+            model.full_scale,
+        )
+        out[INITIAL_BIAS] = table.initial_bias_deg_per_hour * DEG_PER_HOUR
+    return out
+
+
+@jitable
+def read(equipment, rate, dt, step, normals, i):
+    """Body i's gyro over the period that ends at episode step ``step`` (its mean body rate
+    ``rate``, 3-tuple, rad/s): the reading into ``equipment.gyro[i, READING]``, the bias and
+    the carried angle moved on; ``normals`` (≥ 6) is work."""
+    m, g = equipment.gyro_model, equipment.gyro
+    navigation_normals(equipment.keys[i], step, GYRO_NORMALS, normals[:6])
+    reading, bias, carry = gyro_model.sample(
+        rate,
+        (g[i, 0], g[i, 1], g[i, 2]),
+        (g[i, 3], g[i, 4], g[i, 5]),
+        dt,
+        m[ARW],
+        m[RRW],
+        m[QUANTUM],
+        m[FULL_SCALE],
+        (normals[0], normals[1], normals[2]),
+        (normals[3], normals[4], normals[5]),
+    )
+    g[i, 0], g[i, 1], g[i, 2] = bias
+    g[i, 3], g[i, 4], g[i, 5] = carry
+    g[i, 6], g[i, 7], g[i, 8] = reading
+
+
+@jitable
+def start(equipment, rate, dt, normals, i):
+    """Body i's gyro at its episode's start: the bias drawn, nothing carried, a first
+    reading of the body rates ``rate`` (3-tuple, rad/s)."""
+    g = equipment.gyro
+    navigation_normals(equipment.keys[i], 0, START_BIAS_NORMALS, normals[:3])
+    sigma = equipment.gyro_model[INITIAL_BIAS]
+    for k in range(3):
+        g[i, k] = sigma * normals[k]
+        g[i, 3 + k] = 0.0
+    read(equipment, rate, dt, 0, normals, i)
+
+
+@jitable
+def reading(equipment, i):
+    """Body i's last reading (3-tuple, rad/s)."""
+    g = equipment.gyro
+    return (g[i, 6], g[i, 7], g[i, 8])

@@ -1,0 +1,108 @@
+"""A three-axis magnetometer on each body: the library's
+:mod:`~rigidrot_gym.physics.magnetometer` (white noise, a bias drawn per episode, whole
+quanta, saturation) reading the field of :mod:`~rigidrot_gym.attitude.components.magnetic_field`
+in the body frame at the end of each period.
+
+With ``navigation.observe`` "sensors" or "estimate" the observation's field columns show
+its reading instead of the true field; with "estimate" the MEKF corrects its attitude with
+it (:func:`~rigidrot_gym.physics.mekf.vector_residual`: the reading against the field's
+model at the body's position, whose error the filter takes as white, of variance
+σ² + q²/12 + σ_b²). The noise comes from the body's navigation stream.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.components.magnetic_field import FIELD_SCALE
+from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
+from rigidrot_gym.attitude.variates import (
+    MAGNETOMETER_NORMALS,
+    START_MAGNETOMETER_NORMALS,
+    navigation_normals,
+)
+from rigidrot_gym.physics import magnetometer as magnetometer_model
+from rigidrot_gym.physics.jit import jitable
+
+# Entries of Equipment.magnetometer_model.
+NOISE, BIAS_STD, QUANTUM, SATURATION = range(4)
+MODEL = 4
+# Columns of Equipment.magnetometer: the episode's bias, the last reading (T).
+BIAS, READING = slice(0, 3), slice(3, 6)
+STATE = 6
+
+
+class MagnetometerTable(Table, key="magnetometer"):
+    """A three-axis magnetometer (needs ``[magnetic_field]``)."""
+
+    model: str = setting(
+        "none",
+        check=choice(("none", *magnetometer_model.PRESETS)),
+        flat="magnetometer_model",
+        switch=True,
+        doc='"none" or a preset of physics.magnetometer: "42" (NASA 42: 1 µT noise and quanta, 60 µT '
+        'saturation); with navigation.observe not "truth", the field\'s columns show its reading',
+    )
+    bias: float = setting(
+        0.0,
+        check=bounded(1e-3),
+        unit="T",
+        flat="magnetometer_bias",
+        doc="per-axis std of a constant bias, drawn per episode",
+    )
+
+
+def constants(table: MagnetometerTable) -> np.ndarray:
+    """Equipment.magnetometer_model (entries ``NOISE`` … ``SATURATION``); zeros without one."""
+    out = np.zeros(MODEL)
+    if table.model != "none":
+        model = magnetometer_model.PRESETS[table.model]
+        out[NOISE], out[QUANTUM], out[SATURATION] = model.noise, model.quantum, model.saturation
+        out[BIAS_STD] = table.bias
+    return out
+
+
+@jitable
+def variance(equipment):
+    """The variance the estimator takes for each axis of a reading's error, T²."""
+    m = equipment.magnetometer_model
+    return m[NOISE] ** 2 + m[QUANTUM] ** 2 / 12.0 + m[BIAS_STD] ** 2
+
+
+@jitable
+def start(equipment, normals, i):
+    """Body i's bias at its episode's start; ``normals`` (≥ 3) is work."""
+    navigation_normals(equipment.keys[i], 0, START_MAGNETOMETER_NORMALS, normals[:3])
+    sigma, out = equipment.magnetometer_model[BIAS_STD], equipment.magnetometer
+    out[i, 0], out[i, 1], out[i, 2] = sigma * normals[0], sigma * normals[1], sigma * normals[2]
+
+
+@jitable
+def read(equipment, field_body, step, normals, i):
+    """Body i's reading of the body-frame field ``field_body`` (3-tuple, T) at episode step
+    ``step`` into ``equipment.magnetometer[i, READING]``; ``normals`` (≥ 3) is work."""
+    m, out = equipment.magnetometer_model, equipment.magnetometer
+    navigation_normals(equipment.keys[i], step, MAGNETOMETER_NORMALS, normals[:3])
+    out[i, 3], out[i, 4], out[i, 5] = magnetometer_model.read(
+        field_body,
+        (out[i, 0], out[i, 1], out[i, 2]),
+        m[NOISE],
+        m[QUANTUM],
+        m[SATURATION],
+        (normals[0], normals[1], normals[2]),
+    )
+
+
+@jitable
+def reading(equipment, i):
+    """Body i's last reading (3-tuple, T)."""
+    out = equipment.magnetometer
+    return (out[i, 3], out[i, 4], out[i, 5])
+
+
+@jitable
+def observe(equipment, obs, column, i):
+    """Body i's last reading over the field's scale, clipped to ±1, into
+    ``obs[i, column:column + 3]`` (where the true field would be)."""
+    for c in range(3):
+        obs[i, column + c] = min(max(equipment.magnetometer[i, 3 + c] / FIELD_SCALE, -1.0), 1.0)

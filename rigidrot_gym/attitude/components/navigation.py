@@ -1,0 +1,167 @@
+"""What the agent observes of its own attitude and rates, and the estimator between the
+sensors and it: the library's multiplicative EKF (:mod:`~rigidrot_gym.physics.mekf`) per
+body, inside the control period.
+
+``observe`` chooses the observation's first seven columns (the error quaternion to the
+target and the body rates):
+
+* ``"truth"``: the true state (the reward and the flags always read it);
+* ``"sensors"``: the star tracker's last measurement (held between measurements and
+  through outages) and the gyro's last reading;
+* ``"estimate"``: the MEKF's attitude q̂ and rates ω̃ − β̂ (the gyro's reading less the
+  estimated bias).
+
+The estimate starts each episode at the true attitude turned by a random rotation of
+per-axis std ``initial_attitude_deg`` (the navigation stream's step-0 normals), with zero
+bias, P₀ = diag(σ_θ0² I, σ_β0² I) (σ_β0 the gyro's ``initial_bias_deg_per_hour``), and is
+corrected at once by a star tracker that sees the stars. Each period it is propagated with
+the gyro's reading (its σ_v and σ_u are the gyro model's, which the filter knows exactly)
+and corrected with the star tracker's measurement when there is one, then with a
+magnetometer's reading and the coarse Sun sensors' direction, where the scenario has them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
+from rigidrot_gym.attitude.variates import START_ERROR_NORMALS, navigation_normals
+from rigidrot_gym.physics import mekf
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.quaternion import qexp, qmul, qrotate_inv
+
+OBSERVED = ("truth", "sensors", "estimate")
+# Entries of Equipment.estimator_model: σ_θ0 (rad), σ_β0 (rad/s), then the star tracker's
+# error covariance R (3 × 3, row by row, rad²).
+INITIAL_ATTITUDE, INITIAL_BIAS, TRACKER_COVARIANCE = 0, 1, slice(2, 11)
+MODEL = 11
+# Columns of Equipment.estimate: q̂ (body to world), β̂ (rad/s).
+Q, BIAS = slice(0, 4), slice(4, 7)
+STATE = 7
+
+
+class NavigationTable(Table, key="navigation"):
+    """What the agent observes of its attitude and rates: the truth, the sensors' readings
+    or the MEKF's estimate."""
+
+    observe: str = setting(
+        "truth",
+        check=choice(OBSERVED),
+        flat="observe",
+        switch=True,
+        doc='"truth", "sensors" (the star tracker\'s and the gyro\'s last readings; needs both) or '
+        '"estimate" (the MEKF\'s; needs a gyro and a star tracker)',
+    )
+    initial_attitude_deg: float = setting(
+        1.0,
+        check=bounded(30.0, positive=True),
+        unit="°",
+        flat="estimator_initial_attitude_deg",
+        doc="per-axis std of the estimate's attitude error at an episode's start",
+    )
+
+
+def constants(table: NavigationTable, initial_bias: float, tracker_covariance: np.ndarray) -> np.ndarray:
+    """Equipment.estimator_model, from the gyro's initial bias std (rad/s) and the star
+    tracker's error covariance (3 × 3, rad²)."""
+    out = np.zeros(MODEL)
+    out[INITIAL_ATTITUDE] = np.radians(table.initial_attitude_deg)
+    out[INITIAL_BIAS] = initial_bias
+    out[TRACKER_COVARIANCE] = np.asarray(tracker_covariance).reshape(-1)
+    return out
+
+
+@jitable
+def initial_attitude(equipment, q, normals, i):
+    """Body i's attitude as known at its episode's start, before a first measurement: the
+    true ``q`` (4-tuple) turned by a random rotation of per-axis std σ_θ0; ``normals``
+    (≥ 3) is work."""
+    navigation_normals(equipment.keys[i], 0, START_ERROR_NORMALS, normals[:3])
+    half = 0.5 * equipment.estimator_model[INITIAL_ATTITUDE]
+    return qmul(q, qexp((half * normals[0], half * normals[1], half * normals[2])))
+
+
+@jitable
+def start(equipment, guess, i):
+    """Body i's estimate at its episode's start: q̂ = ``guess`` (:func:`initial_attitude`),
+    β̂ = 0, P₀."""
+    m, e, p = equipment.estimator_model, equipment.estimate, equipment.covariance
+    sigma, drift = m[INITIAL_ATTITUDE], m[INITIAL_BIAS]
+    e[i, 0], e[i, 1], e[i, 2], e[i, 3] = guess
+    e[i, 4], e[i, 5], e[i, 6] = 0.0, 0.0, 0.0
+    for j in range(mekf.STATES):
+        for k in range(mekf.STATES):
+            p[i, j, k] = 0.0
+        p[i, j, j] = sigma * sigma if j < 3 else drift * drift
+
+
+@jitable
+def estimate(equipment, i):
+    """Body i's q̂ (4-tuple) and β̂ (3-tuple)."""
+    e = equipment.estimate
+    return (e[i, 0], e[i, 1], e[i, 2], e[i, 3]), (e[i, 4], e[i, 5], e[i, 6])
+
+
+@jitable
+def _store(equipment, q, bias, i):
+    e = equipment.estimate
+    e[i, 0], e[i, 1], e[i, 2], e[i, 3] = q
+    e[i, 4], e[i, 5], e[i, 6] = bias
+
+
+@jitable
+def predict(equipment, reading, dt, work, i):
+    """Body i's estimate carried over the period by the gyro's ``reading`` (3-tuple);
+    ``work`` (3, 6, 6) is scratch."""
+    q, bias = estimate(equipment, i)
+    g = equipment.gyro_model
+    q = mekf.predict(q, bias, equipment.covariance[i], reading, dt, g[0], g[1], work[0], work[1])
+    _store(equipment, q, bias, i)
+
+
+@jitable
+def correct_attitude(equipment, measured, work, i):
+    """Body i's estimate corrected by a star tracker's ``measured`` attitude (4-tuple);
+    ``work`` (3, 6, 6) is scratch."""
+    q, bias = estimate(equipment, i)
+    h, r = work[2, :3, :3], work[2, 3:, 3:]
+    m = equipment.estimator_model
+    for j in range(3):
+        for k in range(3):
+            h[j, k] = 1.0 if j == k else 0.0
+            r[j, k] = m[2 + 3 * j + k]
+    z = mekf.attitude_residual(q, measured)
+    q, bias = mekf.correct(q, bias, equipment.covariance[i], z, h, r, work[0, :, :3], work[1])
+    _store(equipment, q, bias, i)
+
+
+@jitable
+def correct_vector(equipment, measured, reference, variance, work, i):
+    """Body i's estimate corrected by a vector ``measured`` in the body frame whose value in
+    the world frame is ``reference`` (3-tuples), each axis's error of ``variance``;
+    ``work`` (3, 6, 6) is scratch."""
+    q, bias = estimate(equipment, i)
+    h, r = work[2, :3, :3], work[2, 3:, 3:]
+    for j in range(3):
+        for k in range(3):
+            r[j, k] = variance if j == k else 0.0
+    z = mekf.vector_residual(q, measured, reference, h)
+    q, bias = mekf.correct(q, bias, equipment.covariance[i], z, h, r, work[0, :, :3], work[1])
+    _store(equipment, q, bias, i)
+
+
+@jitable
+def sensed_rates(equipment, reading, i):
+    """ω̃ − β̂ of body i (3-tuple, body frame)."""
+    e = equipment.estimate
+    return (reading[0] - e[i, 4], reading[1] - e[i, 5], reading[2] - e[i, 6])
+
+
+@jitable
+def write_sensed(q, w, principal, sensed, i):
+    """An observed attitude ``q`` and rates ``w`` (body frame) of body i into column i of
+    ``sensed`` in principal axes, as the kernels read states (q ⊗ B, B* w B)."""
+    b = (principal[0, i], principal[1, i], principal[2, i], principal[3, i])
+    sensed[0, i], sensed[1, i], sensed[2, i], sensed[3, i] = qmul(q, b)
+    sensed[4, i], sensed[5, i], sensed[6, i] = qrotate_inv(b, w)
+    sensed[7, i] = 0.0

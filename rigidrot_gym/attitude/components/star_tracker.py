@@ -1,0 +1,124 @@
+"""A star tracker on each body: the library's :mod:`~rigidrot_gym.physics.star_tracker`
+(noise-equivalent angles across and about the boresight, the boresight's mounting, NASA
+42's exclusion cones about the Sun and beyond the Earth's limb).
+
+Every ``period`` control periods (the first at an episode's start) it measures the body's
+attitude at the period's end, unless the Sun or the Earth is inside its exclusion cone,
+seen from the body's position on the orbit (:mod:`~rigidrot_gym.attitude.components.sunlight`);
+without ``[orbit]`` nothing blinds it. Its last measurement is held between them, with a
+flag that says whether it is this period's (the observation's column after the Sun's and
+the field's). The noise comes from the body's navigation stream.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.components import orbit
+from rigidrot_gym.attitude.settings import Table, choice, integer, quaternion, setting
+from rigidrot_gym.attitude.variates import TRACKER_NORMALS, navigation_normals
+from rigidrot_gym.physics import star_tracker as tracker_model
+from rigidrot_gym.physics.jit import jitable
+
+# Entries of Equipment.tracker_model.
+NOISE_ACROSS, NOISE_ABOUT, MOUNTING, SUN_EXCLUSION, EARTH_EXCLUSION, PERIOD, SEES_ORBIT = (
+    0,
+    1,
+    slice(2, 6),
+    6,
+    7,
+    8,
+    9,
+)
+MODEL = 10
+# Columns of Equipment.tracker: the last measured attitude (body to world), and 1 when it
+# is this period's.
+Q, FRESH = slice(0, 4), 4
+STATE = 5
+COLUMNS = 1
+
+
+class StarTrackerTable(Table, key="star_tracker"):
+    """A star tracker (the estimator's attitude updates; the observed attitude with
+    ``navigation.observe`` "sensors")."""
+
+    model: str = setting(
+        "none",
+        check=choice(("none", *tracker_model.PRESETS)),
+        flat="star_tracker_model",
+        switch=True,
+        doc='"none" or a preset of physics.star_tracker: "42" (NASA 42: 2″, 2″, 20″; Sun 30°, Earth '
+        "limb 10°); one more column, 1 when the period brought a measurement",
+    )
+    mounting: np.ndarray = setting(
+        (1.0, 0.0, 0.0, 0.0),
+        check=quaternion,
+        flat="star_tracker_mounting",
+        doc="the sensor frame to the body frame; the boresight is the sensor's +z",
+    )
+    period: int = setting(
+        1, check=integer(1, 10**9), flat="star_tracker_period", doc="control periods between measurements"
+    )
+
+
+def constants(table: StarTrackerTable, orbit_table: orbit.OrbitTable) -> np.ndarray:
+    """Equipment.tracker_model (entries ``NOISE_ACROSS`` … ``SEES_ORBIT``); zeros without one."""
+    out = np.zeros(MODEL)
+    if table.model != "none":
+        model = tracker_model.PRESETS[table.model]
+        out[NOISE_ACROSS], out[NOISE_ABOUT] = model.noise_across, model.noise_about
+        out[SUN_EXCLUSION], out[EARTH_EXCLUSION] = model.sun_exclusion, model.earth_exclusion
+        out[MOUNTING] = table.mounting
+        out[PERIOD] = table.period
+        out[SEES_ORBIT] = 1.0 if orbit_table.enabled else 0.0
+    return out
+
+
+def covariance(table: StarTrackerTable) -> np.ndarray:
+    """(3, 3) the covariance of its error in the body frame, rad² (the estimator's R)."""
+    model = tracker_model.PRESETS[table.model]
+    return tracker_model.covariance(
+        tracker_model.StarTrackerModel(model.noise_across, model.noise_about, tuple(table.mounting))
+    )
+
+
+@jitable
+def measure(equipment, q, r, to_sun, step, normals, i):
+    """Body i's measurement of its attitude ``q`` (4-tuple, body frame to world) at episode
+    step ``step``, at the position ``r`` with the Sun along ``to_sun`` (3-tuples, world
+    frame; read only with an orbit), if one is due and it sees the stars, into
+    ``equipment.tracker[i]``; returns whether it measured. ``normals`` (≥ 3) is work."""
+    m, out = equipment.tracker_model, equipment.tracker
+    mounting = (m[2], m[3], m[4], m[5])
+    due = step % int(m[PERIOD]) == 0
+    if due and m[SEES_ORBIT] != 0.0:
+        due = tracker_model.blinded(q, mounting, r, to_sun, m[SUN_EXCLUSION], m[EARTH_EXCLUSION]) == 0.0
+    out[i, FRESH] = 1.0 if due else 0.0
+    if due:
+        navigation_normals(equipment.keys[i], step, TRACKER_NORMALS, normals[:3])
+        xi = (normals[0], normals[1], normals[2])
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = tracker_model.measure(
+            q, mounting, m[NOISE_ACROSS], m[NOISE_ABOUT], xi
+        )
+    return due
+
+
+@jitable
+def hold(equipment, q, i):
+    """Hold ``q`` (4-tuple) as body i's last measurement (the attitude known at an
+    episode's start, until a first measurement)."""
+    out = equipment.tracker
+    out[i, 0], out[i, 1], out[i, 2], out[i, 3] = q
+
+
+@jitable
+def measured(equipment, i):
+    """Body i's last measured attitude (4-tuple, body frame to world)."""
+    m = equipment.tracker
+    return (m[i, 0], m[i, 1], m[i, 2], m[i, 3])
+
+
+@jitable
+def observe(equipment, obs, column, i):
+    """Body i's flag (1: this period measured) into ``obs[i, column]``."""
+    obs[i, column] = equipment.tracker[i, FRESH]

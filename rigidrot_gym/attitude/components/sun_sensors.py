@@ -1,0 +1,123 @@
+"""Coarse Sun sensors on each body: the library's :mod:`~rigidrot_gym.physics.sun_sensors`
+(Basilisk's ``coarseSunSensor``: the cosine of the Sun's angle to each sensor's normal,
+zero outside its field of view, scaled by (1 AU/r)² and the Earth's shadow, plus white
+noise, clamped), at the end of each period, with the Sun of
+:mod:`~rigidrot_gym.attitude.components.sunlight` seen from the body's position.
+
+Their outputs over the scale (clipped to [0, 1]) are the observation's last columns, one
+per sensor. With ``navigation.observe`` "estimate" the MEKF corrects its attitude with the
+Sun's direction the sensors give (:func:`~rigidrot_gym.physics.sun_sensors.direction`: the
+least-squares direction over the sensors lit above 5σ, wherever three non-coplanar ones
+are) against the ephemeris's, taking each axis's error as white of std σ/ℓ, ℓ the output
+at normal incidence the least squares found. The noise comes from the body's navigation
+stream.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
+from rigidrot_gym.attitude.variates import SUN_SENSOR_NORMALS, navigation_normals
+from rigidrot_gym.physics import sun
+from rigidrot_gym.physics import sun_sensors as sensor_model
+from rigidrot_gym.physics import vector as vec
+from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.quaternion import qrotate_inv
+
+# Entries of Equipment.sun_sensor_model.
+COS_FOV, KELLY, SCALE, NOISE, LOWEST, HIGHEST = range(6)
+MODEL = 6
+MAX_SENSORS = 6  # the navigation stream holds six normals a step for them
+
+
+class SunSensorTable(Table, key="sun_sensors"):
+    """Coarse Sun sensors (need ``[orbit]``): one more column each."""
+
+    model: str = setting(
+        "none",
+        check=choice(("none", *sensor_model.PRESETS)),
+        flat="sun_sensor_model",
+        switch=True,
+        doc='"none" or a preset of physics.sun_sensors: "cube" (six, one on each face, 90° field of '
+        "view); one more column per sensor, its output over its scale",
+    )
+    noise: float = setting(
+        0.01,
+        check=bounded(1.0),
+        flat="sun_sensor_noise",
+        doc="std of each output's white noise, as a share of its output at normal incidence",
+    )
+
+
+def sensors_of(table: SunSensorTable) -> sensor_model.CoarseSunSensors | None:
+    """The preset with the table's noise; None without sensors."""
+    if table.model == "none":
+        return None
+    preset = sensor_model.PRESETS[table.model]
+    return sensor_model.CoarseSunSensors(
+        preset.normals,
+        field_of_view=preset.field_of_view,
+        kelly=preset.kelly,
+        scale=preset.scale,
+        noise=table.noise * preset.scale,
+        max_output=preset.max_output,
+        min_output=preset.min_output,
+    )
+
+
+def constants(table: SunSensorTable) -> tuple[np.ndarray, np.ndarray]:
+    """Equipment.sun_sensor_model (entries ``COS_FOV`` … ``HIGHEST``) and the normals (k, 3)."""
+    sensors = sensors_of(table)
+    if sensors is None:
+        return np.zeros(MODEL), np.zeros((0, 3))
+    out = np.zeros(MODEL)
+    out[COS_FOV], out[KELLY], out[SCALE] = np.cos(sensors.field_of_view), sensors.kelly, sensors.scale
+    out[NOISE], out[LOWEST], out[HIGHEST] = sensors.noise, sensors.min_output, sensors.max_output
+    return out, np.ascontiguousarray(sensors.normals)
+
+
+def count(table: SunSensorTable) -> int:
+    """The sensors' number, k (0 without sensors)."""
+    sensors = sensors_of(table)
+    return 0 if sensors is None else sensors.count
+
+
+@jitable
+def read(equipment, q, to_sun, shadow, step, normals, i):
+    """Body i's outputs at attitude ``q`` (4-tuple, body frame to world), with the Sun along
+    ``to_sun`` (3-tuple, m, world frame) and the shadow factor ``shadow``, at episode step
+    ``step``, into ``equipment.sun_sensors[i]``; ``normals`` (≥ k) is work."""
+    m, n, out = equipment.sun_sensor_model, equipment.sun_sensor_normals, equipment.sun_sensors
+    k = n.shape[0]
+    navigation_normals(equipment.keys[i], step, SUN_SENSOR_NORMALS, normals[:k])
+    distance = vec.norm(to_sun)
+    body = qrotate_inv(q, vec.scale(1.0 / distance, to_sun))
+    for j in range(k):
+        clean = sensor_model.response(
+            (n[j, 0], n[j, 1], n[j, 2]), body, distance / sun.AU, shadow, m[COS_FOV], m[KELLY], m[SCALE]
+        )
+        out[i, j] = min(max(clean + m[NOISE] * normals[j], m[LOWEST]), m[HIGHEST])
+
+
+@jitable
+def direction(equipment, i):
+    """The Sun's direction in body i's frame from its last outputs (3-tuple), and the
+    variance the estimator takes for each axis of its error, (σ/ℓ)², ℓ the output at
+    normal incidence the least squares found (:func:`~rigidrot_gym.physics.sun_sensors.direction`;
+    the scale × (1 AU/r)² × ν: in the penumbra the same noise turns it further); a variance
+    of 0 when three non-coplanar sensors do not read it above 5σ (a dark sensor over 3σ,
+    one reading in 740, would halve its axis's component)."""
+    m = equipment.sun_sensor_model
+    unit, length = sensor_model.direction(
+        equipment.sun_sensor_normals, equipment.sun_sensors[i], 5.0 * m[NOISE]
+    )
+    return unit, (m[NOISE] / length) ** 2 if length > 0.0 else 0.0
+
+
+@jitable
+def observe(equipment, obs, column, i):
+    """Body i's outputs over their scale, clipped to [0, 1], into ``obs[i, column:column + k]``."""
+    scale = equipment.sun_sensor_model[SCALE]
+    for j in range(equipment.sun_sensors.shape[1]):
+        obs[i, column + j] = min(max(equipment.sun_sensors[i, j] / scale, 0.0), 1.0)
