@@ -217,9 +217,9 @@ def test_the_magnetometer_and_the_sun_sensors_read_the_true_field_and_sun_with_t
     sensor_residuals = np.concatenate(sensor_residuals)
     assert sensor_residuals.std() == pytest.approx(s.sun_sensor_noise, rel=0.05)
     assert np.abs(sensor_residuals.mean()) < 5 * s.sun_sensor_noise / np.sqrt(sensor_residuals.size)
-    # What the observation shows: the Sun sensors' outputs last, the magnetometer's reading
-    # where the field is (with observe "estimate").
-    np.testing.assert_allclose(batch.obs[:, -6:], np.clip(e.sun_sensors, 0, 1), atol=1e-7)
+    # What the observation shows: the Sun sensors' outputs before the Sun's 4 and the
+    # field's 3 columns.
+    np.testing.assert_allclose(batch.obs[:, -13:-7], np.clip(e.sun_sensors, 0, 1), atol=1e-7)
 
 
 def test_the_observation_shows_the_estimate_or_the_sensors():
@@ -238,7 +238,7 @@ def test_the_observation_shows_the_estimate_or_the_sensors():
         error *= np.where(error[:, :1] < 0, -1.0, 1.0)
         np.testing.assert_allclose(batch.obs[:, :4], error, atol=1e-7)
         np.testing.assert_allclose(batch.obs[:, 4:7], w / batch.scenario.max_rate, atol=1e-7)
-        np.testing.assert_array_equal(batch.obs[:, -1], e.tracker[:, star_tracker.FRESH])
+        np.testing.assert_array_equal(batch.obs[:, 7], e.tracker[:, star_tracker.FRESH])
         # The truth differs from what is shown, by about the sensors' errors.
         q_true, _ = batch.body_state()
         assert 0 < quat.angle_between(q, q_true).max() < np.radians(0.1)

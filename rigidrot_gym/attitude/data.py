@@ -23,9 +23,9 @@ from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
 
 # Observation: error quaternion (4) and body rates (3), then one column per reaction
 # wheel (its momentum), then, with an actuation delay, the action not yet applied, then,
-# with the Sun, its direction in the body frame and the shadow factor (4), then, with the
-# magnetic field, the field in the body frame (3), then, with a star tracker, whether it
-# measured in the period (1), then, with coarse Sun sensors, their outputs (k).
+# with a star tracker, whether it measured in the period (1), then, with coarse Sun
+# sensors, their outputs (k), then, with the Sun, its direction in the body frame and the
+# shadow factor (4), then, with the magnetic field, the field in the body frame (3).
 OBS_SIZE = 7
 
 # Rows of a body's state: the attitude q (principal axes to world) and the body rates ω

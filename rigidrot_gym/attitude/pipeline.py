@@ -261,14 +261,14 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 magnetic_field.update(equipment, call.dt * step, i)
             if step == 0 or live:
                 sense(call, bodies, equipment, work, step, normals, scratch, i)
-            if observe_sensors:
-                navigation.write_sensed(
-                    star_tracker.measured(equipment, i),
-                    gyro.reading(equipment, i),
-                    bodies.principal,
-                    work.sensed,
-                    i,
+            if observe_sensors:  # without a star tracker, no attitude: shown as the target's
+                t = bodies.target
+                shown = (
+                    star_tracker.measured(equipment, i)
+                    if with_tracker
+                    else (t[0, i], t[1, i], t[2, i], t[3, i])
                 )
+                navigation.write_sensed(shown, gyro.reading(equipment, i), bodies.principal, work.sensed, i)
             elif observe_estimate:
                 q_hat, _ = navigation.estimate(equipment, i)
                 w_hat = navigation.sensed_rates(equipment, gyro.reading(equipment, i), i)
@@ -300,13 +300,13 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if not with_sensed:
             evaluation.write_observation(work.results, out.obs, lo, hi)
         if with_columns:
-            # The columns after the first seven: wheels, pending action, Sun, field, star
-            # tracker, Sun sensors, in that order.
-            sensor_column = out.obs.shape[1] - equipment.sun_sensors.shape[1]
-            tracker_column = sensor_column - (star_tracker.COLUMNS if with_tracker else 0)
-            field_column = tracker_column - (magnetic_field.COLUMNS if with_field else 0)
+            # The columns after the first seven: wheels, pending action, star tracker, Sun
+            # sensors, Sun, field, in that order (the field last, where controllers read it).
+            field_column = out.obs.shape[1] - (magnetic_field.COLUMNS if with_field else 0)
             sun_column = field_column - (sunlight.COLUMNS if with_sun else 0)
-            pending_column = sun_column - equipment.pending.shape[1]
+            sensor_column = sun_column - equipment.sun_sensors.shape[1]
+            tracker_column = sensor_column - (star_tracker.COLUMNS if with_tracker else 0)
+            pending_column = tracker_column - equipment.pending.shape[1]
             for i in range(lo, hi):
                 if with_wheels:
                     wheels.observe(equipment, out.obs, i)

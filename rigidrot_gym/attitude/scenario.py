@@ -612,8 +612,8 @@ def _check_consistency(s: Scenario, source: str) -> None:
         ),
         (sun_sensor_count(s.sun_sensors) > MAX_SENSORS, f"sun_sensors.model: at most {MAX_SENSORS} sensors"),
         (
-            s.observe == "sensors" and (s.gyro_model == "none" or s.star_tracker_model == "none"),
-            'navigation.observe "sensors" needs gyro.model and star_tracker.model',
+            s.observe == "sensors" and s.gyro_model == "none",
+            'navigation.observe "sensors" needs gyro.model (and shows the attitude of a star_tracker.model)',
         ),
         (
             s.observe == "estimate" and (s.gyro_model == "none" or s.star_tracker_model == "none"),

@@ -13,31 +13,35 @@ from rigidrot_gym.attitude.scenario import Scenario
 
 def observation_size(scenario: Scenario) -> int:
     """7, plus one column per reaction wheel, plus the pending action (every actuator's)
-    with a delay, plus the Sun's direction and the shadow factor (4) with the Sun, plus
-    the magnetic field in the body frame (3) with the field, plus the star tracker's flag
-    (1) with a star tracker, plus one column per coarse Sun sensor."""
-    actuators = Actuators.of(scenario)
+    with a delay, plus the star tracker's flag (1) with a star tracker, plus one column per
+    coarse Sun sensor, plus the Sun's direction and the shadow factor (4) with the Sun, plus
+    the magnetic field in the body frame (3) with the field (last)."""
     return (
-        OBS_SIZE
-        + (actuators.torquing if scenario.wheels else 0)
-        + (actuators.count if scenario.actuation_delay else 0)
+        _sensor_columns(scenario).stop
         + (sunlight.COLUMNS if scenario.sun else 0)
         + (magnetic_field.COLUMNS if scenario.magnetic_field else 0)
-        + (star_tracker.COLUMNS if scenario.star_tracker_model != "none" else 0)
-        + sun_sensors.count(scenario.sun_sensors)
     )
 
 
+def _sensor_columns(scenario: Scenario) -> slice:
+    """The columns of the star tracker's flag and the Sun sensors' outputs."""
+    actuators = Actuators.of(scenario)
+    start = (
+        OBS_SIZE
+        + (actuators.torquing if scenario.wheels else 0)
+        + (actuators.count if scenario.actuation_delay else 0)
+    )
+    tracker = star_tracker.COLUMNS if scenario.star_tracker_model != "none" else 0
+    return slice(start, start + tracker + sun_sensors.count(scenario.sun_sensors))
+
+
 def observation_bounds(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) float32 bounds of an observation: δq_w ∈ [0, 1], the rest in [-1, 1]
-    (the star tracker's flag and the Sun sensors' outputs in [0, 1] too)."""
+    """(low, high) float32 bounds of an observation: δq_w ∈ [0, 1], the star tracker's flag
+    and the Sun sensors' outputs in [0, 1], the rest in [-1, 1]."""
     high = np.ones(observation_size(scenario), dtype=np.float32)
     low = -high
     low[0] = 0.0
-    last = star_tracker.COLUMNS if scenario.star_tracker_model != "none" else 0
-    last += sun_sensors.count(scenario.sun_sensors)
-    if last:
-        low[-last:] = 0.0
+    low[_sensor_columns(scenario)] = 0.0
     return low, high
 
 

@@ -7,7 +7,8 @@ target and the body rates):
 
 * ``"truth"``: the true state (the reward and the flags always read it);
 * ``"sensors"``: the star tracker's last measurement (held between measurements and
-  through outages) and the gyro's last reading;
+  through outages; without a star tracker, none: the error quaternion (1, 0, 0, 0)) and
+  the gyro's last reading;
 * ``"estimate"``: the MEKF's attitude q̂ and rates ω̃ − β̂ (the gyro's reading less the
   estimated bias).
 
@@ -49,7 +50,7 @@ class NavigationTable(Table, key="navigation"):
         check=choice(OBSERVED),
         flat="observe",
         switch=True,
-        doc='"truth", "sensors" (the star tracker\'s and the gyro\'s last readings; needs both) or '
+        doc='"truth", "sensors" (the star tracker\'s and the gyro\'s last readings; needs a gyro) or '
         '"estimate" (the MEKF\'s; needs a gyro and a star tracker)',
     )
     initial_attitude_deg: float = setting(
