@@ -104,6 +104,15 @@ def features_of(scenario: Scenario) -> Features:
         magnetometer=s.magnetometer_model != "none",
         sun_sensors=s.sun_sensor_model != "none",
         observed=navigation.OBSERVED.index(s.observe),
+        # only where there is noise: a plain id's kernel is one, whatever the stream
+        fast_noise=s.random_stream == 1
+        and bool(
+            s.actuator_noise
+            or s.disturbance_random_walk
+            or s.attitude_noise_deg
+            or s.rate_noise
+            or s.rate_bias
+        ),
     )
 
 

@@ -78,6 +78,7 @@ class Features(NamedTuple):
     magnetometer: bool  # a magnetometer reads the field
     sun_sensors: bool  # coarse Sun sensors read the Sun
     observed: int  # what the observation shows: TRUTH, SENSORS or ESTIMATE
+    fast_noise: bool  # the noise's normals drawn by the vectorising stream (random_stream 1)
 
     @property
     def realistic(self) -> bool:

@@ -88,6 +88,15 @@ from rigidrot_gym.attitude.data import (
     Work,
     unpacker,
 )
+from rigidrot_gym.attitude.variates import (
+    ACTUATOR_PAIRS,
+    DISTURBANCE_PAIRS,
+    NAVIGATION_PAIRS,
+    NAVIGATION_SALT,
+    SENSOR_PAIRS,
+    STEP_PAIRS,
+    block_normals,
+)
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, kernel
@@ -95,6 +104,7 @@ from rigidrot_gym.physics.quaternion import qconj, qlog, qmul, qrotate, qrotate_
 
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
+ZERO = np.uint64(0)  # the first stream's salt (block_normals)
 # The records of numbers travel packed (data.pack); these rebuild their fields.
 _RULES, _LAW = unpacker(Rules), unpacker(StartLaw)
 PARTS = ("period", "before", "after")
@@ -116,6 +126,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_navigation = with_gyro or with_tracker or with_magnetometer or with_sun_sensors
     observe_sensors, observe_estimate = features.observed == SENSORS, features.observed == ESTIMATE
     with_sensed = with_sensors or observe_sensors or observe_estimate
+    fast_noise = features.fast_noise
     with_columns = (
         with_wheels or with_delay or with_ending or with_field or with_sun or with_tracker or with_sun_sensors
     )
@@ -124,9 +135,10 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
 
     @jitable
-    def command(call, bodies, equipment, work, i):
+    def command(call, bodies, equipment, work, noise, i):
         """Body i's actuator torques u after delay, noise and wheel momentum limits (real
-        wheels: after their motor rule, with their friction)."""
+        wheels: after their motor rule, with their friction); with the vectorising stream,
+        ``noise`` holds its normals (column i of the block)."""
         xi = (0.0, 0.0)
         if with_real_wheels:  # the body's rates in its own frame, which the wheels' speeds are relative to
             p, s = bodies.principal, bodies.state
@@ -136,7 +148,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             a = equipment.pending[i, k] if with_delay else work.actions[k, i]
             u = a * bodies.max_torque[k, i]
             if with_noise:
-                if k % 2 == 0:
+                if fast_noise:
+                    xi = (noise[k], noise[k])
+                elif k % 2 == 0:
                     xi = actuator_noise.normals(equipment.keys[i], bodies.steps[i], k)
                 u = actuator_noise.perturb(u, bodies.max_torque[k, i], equipment.actuator_noise, xi[k % 2])
             if with_real_wheels and k < wheel_count:
@@ -176,21 +190,33 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if not realistic:
             return torquers.hold(call, bodies, work, lo, hi)
         nonfinite = actions.clip(call, work, lo, hi)
+        noise = np.empty(
+            (2 * ((work.actions.shape[0] + 1) // 2) if with_noise and fast_noise else 0, hi - lo)
+        )
+        if with_noise and fast_noise and call.stepped:
+            block_normals(equipment.keys, ZERO, bodies.steps, 0, ACTUATOR_PAIRS, STEP_PAIRS, noise, lo, hi)
         for i in range(lo, hi):
             if call.stepped and not call.waiting[i]:
-                command(call, bodies, equipment, work, i)
+                command(call, bodies, equipment, work, noise[:, i - lo], i)
                 hold_loads(bodies, equipment, work, call.dt, i)
         return nonfinite
 
     @jitable
     def move_on(call, bodies, equipment, work, lo, hi):
         """Stage 5 of the bodies that stepped: wheel momenta, random walk, pending action."""
+        walk = np.empty((4 if with_walk and fast_noise else 0, hi - lo))
+        if with_walk and fast_noise and call.stepped:
+            block_normals(equipment.keys, ZERO, bodies.steps, 0, DISTURBANCE_PAIRS, STEP_PAIRS, walk, lo, hi)
         for i in range(lo, hi):
             if call.stepped and not call.waiting[i]:
                 if with_wheels:
                     wheels.advance(equipment, work, call.dt, with_real_wheels, i)
                 if with_walk:
-                    disturbances.advance(equipment, bodies.steps, call.dt, i)
+                    if fast_noise:
+                        xi = (walk[0, i - lo], walk[1, i - lo], walk[2, i - lo])
+                    else:
+                        xi = disturbances.normals(equipment.keys[i], bodies.steps[i])
+                    disturbances.advance(equipment, xi, call.dt, i)
                 if with_delay:
                     delay.advance(equipment, work, i)
 
@@ -219,7 +245,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if step == 0:
                 gyro.start(equipment, rate, call.dt, normals, i)
             else:
-                gyro.read(equipment, rate, call.dt, step, normals, i)
+                gyro.read(equipment, rate, call.dt, normals, i)
         if with_estimator:
             if step == 0:
                 navigation.start(equipment, guess, i)
@@ -234,12 +260,12 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if step == 0:
                 magnetometer.start(equipment, normals, i)
             field = (equipment.field[i, 0], equipment.field[i, 1], equipment.field[i, 2])
-            magnetometer.read(equipment, qrotate_inv(q, field), step, normals, i)
+            magnetometer.read(equipment, qrotate_inv(q, field), normals, i)
             if with_estimator:
                 measured, variance = magnetometer.reading(equipment, i), magnetometer.variance(equipment)
                 navigation.correct_vector(equipment, measured, field, variance, scratch, i)
         if with_sun_sensors:
-            sun_sensors.read(equipment, q, to_sun, shadow, step, normals, i)
+            sun_sensors.read(equipment, q, to_sun, shadow, normals, i)
             if with_estimator:
                 measured, variance = sun_sensors.direction(equipment, i)
                 if variance > 0.0:
@@ -252,15 +278,20 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         started with an episode (step 0), moved on by a period a body stepped, left as they
         are otherwise (an evaluation without a step, a waiting body); then what the
         observation shows of them into ``work.sensed``."""
-        normals = np.empty(sun_sensors.MAX_SENSORS)
         scratch = np.empty((3, 6, 6))
+        # every normal the step may need, by the vectorising draw (for a body not live, unused)
+        normals = np.empty((2 * NAVIGATION_PAIRS, hi - lo))
+        after = 1 if call.stepped else 0
+        block_normals(
+            equipment.keys, NAVIGATION_SALT, bodies.steps, after, 0, NAVIGATION_PAIRS, normals, lo, hi
+        )
         for i in range(lo, hi):
             live = call.stepped and not call.waiting[i]
             step = bodies.steps[i] + (1 if live else 0)  # the episode step the readings belong to
             if with_magnetometer:  # the field at the body now (the evaluation reads it too)
                 magnetic_field.update(equipment, call.dt * step, i)
             if step == 0 or live:
-                sense(call, bodies, equipment, work, step, normals, scratch, i)
+                sense(call, bodies, equipment, work, step, normals[:, i - lo], scratch, i)
             if observe_sensors:  # without a star tracker, no attitude: shown as the target's
                 t = bodies.target
                 shown = (
@@ -285,8 +316,19 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if with_sensed:
             after = 1 if call.stepped else 0  # the episode step the readings belong to
             if with_sensors:
+                noise = np.empty((6 if fast_noise else 0, hi - lo))
+                if fast_noise:
+                    block_normals(
+                        equipment.keys, ZERO, bodies.steps, after, SENSOR_PAIRS, STEP_PAIRS, noise, lo, hi
+                    )
                 for i in range(lo, hi):
-                    sensors.sense(state, bodies.principal, equipment, bodies.steps[i] + after, i, work.sensed)
+                    if fast_noise:
+                        j = i - lo
+                        xi = (noise[0, j], noise[1, j], noise[2, j])
+                        eta = (noise[3, j], noise[4, j], noise[5, j])
+                    else:
+                        xi, eta = sensors.normals(equipment.keys[i], bodies.steps[i] + after)
+                    sensors.sense(state, bodies.principal, equipment, xi, eta, i, work.sensed)
             body = evaluation.observe(call, bodies, rules, work.sensed, work, lo, hi)
             if with_moving_target:
                 targets.relative_rates(body, rules, equipment, work, lo, hi)

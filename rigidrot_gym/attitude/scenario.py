@@ -220,6 +220,13 @@ class Simulation(Table, key="simulation"):
     max_episode_steps: int = setting(
         REQUIRED, check=integer(1), doc="control steps per episode (then truncated)"
     )
+    random_stream: int = setting(
+        0,
+        check=integer(0, 1),
+        doc="how the noise's normals are drawn from each body's counter-based stream: 0 by the C "
+        "library's log, sin and cos, one body at a time (the -v0 ids); 1 by branch-free polynomials that "
+        "vectorise across bodies (the same law, other numbers)",
+    )
 
 
 class Start(Table, key="start"):

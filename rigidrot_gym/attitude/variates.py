@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.jit import jitable, select
 
 # Pairs of standard normals per body and step of the counter-based stream, and the
 # first pair of each use: actuator noise (up to 4 wheels), sensors (attitude and rate
@@ -21,7 +21,8 @@ STEP_PAIRS = 7
 ACTUATOR_PAIRS, SENSOR_PAIRS, DISTURBANCE_PAIRS = 0, 2, 5
 # The spacecraft's sensors and estimator draw from a second stream of each body, keyed
 # by its key mixed with this constant (the first stream's numbers, and so every id that
-# has no such sensor, stay as they were), NAVIGATION_PAIRS pairs a step. The normals of
+# has no such sensor, stay as they were), NAVIGATION_PAIRS pairs a step, always by the
+# vectorising draw (block_normals). The normals of
 # a step, by their index (each use starts a pair): the gyro's bias step N_u (0–2) and
 # white noise N_v (3–5), the star tracker's (6–8), the magnetometer's (10–12), six coarse
 # Sun sensors' (14–19); at an episode's start (step 0), the gyro's bias (20–22), the
@@ -78,13 +79,100 @@ def counter_normals(key, counter, pair, pairs):
     return normal_pair(splitmix_uniform(key, first), splitmix_uniform(key, first + np.uint64(1)))
 
 
+# The vectorising stream (``random_stream`` 1): Box–Muller with the logarithm, sine and
+# cosine as branch-free polynomials, which the compiler vectorises across bodies (the C
+# library's functions, called one body at a time, cannot be). Within 2 units in the last
+# place of numpy's; a different stream of numbers all the same, so only new env versions
+# use it.
+_LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # fdlibm's split ln 2
+_SQRT_HALF = 0.7071067811865476
+# 2/(2k+1), k = 1 … 11: ln m = 2 atanh(s) = 2 (s + s³/3 + s⁵/5 + …), |s| ≤ 0.1716.
+_ATANH = tuple(2.0 / (2 * k + 1) for k in range(1, 12))
+# Taylor coefficients of sin (x^(2k+1)/(2k+1)!) and cos (x^(2k)/(2k)!) to x^17 and x^18
+# on |x| ≤ π/4: the first term left out is below 3e-17.
+_SIN = tuple((-1.0) ** k / float(np.prod(np.arange(1, 2 * k + 2, dtype=np.float64))) for k in range(1, 9))
+_COS = tuple((-1.0) ** k / float(np.prod(np.arange(1, 2 * k + 1, dtype=np.float64))) for k in range(1, 10))
+
+
 @jitable
-def navigation_normals(key, counter, first, out):
-    """Normals ``first`` … ``first + len(out) − 1`` (``first`` even) of step ``counter`` of
-    body ``key``'s navigation stream into ``out``."""
-    stream = key ^ NAVIGATION_SALT
-    for k in range(0, out.shape[0], 2):
-        pair = counter_normals(stream, counter, (first + k) // 2, NAVIGATION_PAIRS)
-        out[k] = pair[0]
-        if k + 1 < out.shape[0]:
-            out[k + 1] = pair[1]
+def _log_unit(x):
+    """ln x for x in [2⁻⁵³, 1], branch-free: x = m 2^e by halvings and doublings chosen by
+    comparisons (selects), m in [√½, √2), then 2 atanh((m − 1)/(m + 1)) by its series."""
+    m, e = x, 0.0 * x
+    small = m < 2.0**-32
+    m, e = select(small, m * 2.0**32, m), select(small, e - 32.0, e)
+    small = m < 2.0**-16
+    m, e = select(small, m * 2.0**16, m), select(small, e - 16.0, e)
+    small = m < 2.0**-8
+    m, e = select(small, m * 2.0**8, m), select(small, e - 8.0, e)
+    small = m < 2.0**-4
+    m, e = select(small, m * 2.0**4, m), select(small, e - 4.0, e)
+    small = m < 2.0**-2
+    m, e = select(small, m * 4.0, m), select(small, e - 2.0, e)
+    small = m < 0.5
+    m, e = select(small, m * 2.0, m), select(small, e - 1.0, e)
+    small = m < _SQRT_HALF  # m in [½, 1): into [√½, √2)
+    m, e = select(small, m * 2.0, m), select(small, e - 1.0, e)
+    t = (m - 1.0) / (m + 1.0)
+    z = t * t
+    a = _ATANH
+    series = a[0] + z * (
+        a[1]
+        + z
+        * (
+            a[2]
+            + z
+            * (a[3] + z * (a[4] + z * (a[5] + z * (a[6] + z * (a[7] + z * (a[8] + z * (a[9] + z * a[10])))))))
+        )
+    )
+    return e * _LN2_HI + (2.0 * t + t * z * series + e * _LN2_LO)
+
+
+@jitable
+def _turn_sincos(u):
+    """(cos 2πu, sin 2πu) for u in [0, 1), branch-free: the quarter turn n = ⌊4u⌋ picked
+    by selects, the polynomials on the remaining angle in [−π/4, π/4)."""
+    quarter = np.floor(4.0 * u)
+    x = (4.0 * u - quarter - 0.5) * (0.5 * np.pi)  # the angle past the quarter's middle
+    z = x * x
+    a, b = _SIN, _COS
+    s = x + x * z * (
+        a[0] + z * (a[1] + z * (a[2] + z * (a[3] + z * (a[4] + z * (a[5] + z * (a[6] + z * a[7]))))))
+    )
+    c = 1.0 + z * (
+        b[0]
+        + z * (b[1] + z * (b[2] + z * (b[3] + z * (b[4] + z * (b[5] + z * (b[6] + z * (b[7] + z * b[8])))))))
+    )
+    # The quarter's middle, (n + ½) π/2: cos and sin of it are (±1, ±1)/√2.
+    cm = select(quarter < 0.5, 1.0, select(quarter < 2.5, -1.0, 1.0)) * _SQRT_HALF
+    sm = select(quarter < 1.5, 1.0, -1.0) * _SQRT_HALF
+    return cm * c - sm * s, sm * c + cm * s
+
+
+@jitable
+def fast_normal_pair(u0, u1):
+    """Two independent standard normals of two uniforms on [0, 1), as :func:`normal_pair`
+    (Box–Muller), with the logarithm, sine and cosine as branch-free polynomials that
+    vectorise: the same law, numbers within a few units in the last place of its."""
+    radius = np.sqrt(-2.0 * _log_unit(1.0 - u0))
+    c, s = _turn_sincos(u1)
+    return radius * c, radius * s
+
+
+@jitable
+def block_normals(keys, salt, steps, add, pair, pairs, out, lo, hi):
+    """Normals 2·``pair`` … of step ``steps[i]`` + ``add`` of stream ``keys[i]`` ^ ``salt``
+    (numbered as :func:`counter_normals` numbers them, ``pairs`` pairs a step) of bodies
+    ``lo`` … ``hi`` − 1 into ``out[:, i − lo]`` (as many rows as ``out`` has, an even
+    number), by :func:`fast_normal_pair`: one loop over the bodies per pair, which
+    vectorises. Compiled code only."""
+    for p in range(out.shape[0] // 2):
+        offset = np.uint64(2 * (pair + p) + 1)
+        for j in range(hi - lo):  # from 0: a loop that starts at a variable does not vectorise
+            key = keys[lo + j] ^ salt
+            first = np.uint64(steps[lo + j] + add) * np.uint64(2 * pairs) + offset
+            z0, z1 = fast_normal_pair(
+                splitmix_uniform(key, first), splitmix_uniform(key, first + np.uint64(1))
+            )
+            out[2 * p, j] = z0
+            out[2 * p + 1, j] = z1

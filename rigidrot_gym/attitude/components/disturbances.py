@@ -28,13 +28,18 @@ def torque(equipment, i):
 
 
 @jitable
-def advance(equipment, steps, dt, i):
-    """End of body i's committed period: the random walk one period on, driven by three
-    normals of its counter-based stream at its episode step."""
-    std, correlation_time = equipment.walk_std, equipment.correlation_time
-    key, step = equipment.keys[i], steps[i]
+def normals(key, step):
+    """The three normals of a body's counter-based stream (``key``) that drive its random
+    walk at episode step ``step``."""
     xy = counter_normals(key, step, DISTURBANCE_PAIRS, STEP_PAIRS)
-    xi = (xy[0], xy[1], counter_normals(key, step, DISTURBANCE_PAIRS + 1, STEP_PAIRS)[0])
+    return (xy[0], xy[1], counter_normals(key, step, DISTURBANCE_PAIRS + 1, STEP_PAIRS)[0])
+
+
+@jitable
+def advance(equipment, xi, dt, i):
+    """End of body i's committed period: the random walk one period on, driven by three
+    standard normals ``xi`` (its stream's at its episode step: :func:`normals`)."""
+    std, correlation_time = equipment.walk_std, equipment.correlation_time
     walk = equipment.disturbances[1]
     for k in range(3):
         walk[i, k] = ornstein_uhlenbeck(walk[i, k], std, correlation_time, dt, xi[k])

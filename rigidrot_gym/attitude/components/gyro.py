@@ -7,8 +7,8 @@ q_k* ⊗ q_{k+1} over Δt in the body frame (what a rate-integrating gyro's angl
 measure), plus ½ (β_k + β_{k+1}) and its white noise; its bias β walks on. An episode starts
 with β drawn per axis from N(0, σ_β0²), ``initial_bias_deg_per_hour``, and its first reading
 is of the rates at the start. The normals come from the body's navigation stream
-(:data:`~rigidrot_gym.attitude.variates.NAVIGATION_SALT`) at the episode step, so a body
-reads the same alone or in a batch.
+(:data:`~rigidrot_gym.attitude.variates.NAVIGATION_SALT`) at the episode step, drawn for a
+block of bodies at once by the pipeline, so a body reads the same alone or in a batch.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import GYRO_NORMALS, START_BIAS_NORMALS, navigation_normals
+from rigidrot_gym.attitude.variates import GYRO_NORMALS, START_BIAS_NORMALS
 from rigidrot_gym.physics import gyro as gyro_model
 from rigidrot_gym.physics.jit import jitable
 
@@ -66,12 +66,12 @@ def constants(table: GyroTable) -> np.ndarray:
 
 
 @jitable
-def read(equipment, rate, dt, step, normals, i):
-    """Body i's gyro over the period that ends at episode step ``step`` (its mean body rate
-    ``rate``, 3-tuple, rad/s): the reading into ``equipment.gyro[i, READING]``, the bias and
-    the carried angle moved on; ``normals`` (≥ 6) is work."""
+def read(equipment, rate, dt, normals, i):
+    """Body i's gyro over the period (its mean body rate ``rate``, 3-tuple, rad/s): the
+    reading into ``equipment.gyro[i, READING]``, the bias and the carried angle moved on;
+    ``normals``: the step's normals of its navigation stream."""
     m, g = equipment.gyro_model, equipment.gyro
-    navigation_normals(equipment.keys[i], step, GYRO_NORMALS, normals[:6])
+    n = GYRO_NORMALS
     reading, bias, carry = gyro_model.sample(
         rate,
         (g[i, 0], g[i, 1], g[i, 2]),
@@ -81,8 +81,8 @@ def read(equipment, rate, dt, step, normals, i):
         m[RRW],
         m[QUANTUM],
         m[FULL_SCALE],
-        (normals[0], normals[1], normals[2]),
-        (normals[3], normals[4], normals[5]),
+        (normals[n], normals[n + 1], normals[n + 2]),
+        (normals[n + 3], normals[n + 4], normals[n + 5]),
     )
     g[i, 0], g[i, 1], g[i, 2] = bias
     g[i, 3], g[i, 4], g[i, 5] = carry
@@ -92,14 +92,14 @@ def read(equipment, rate, dt, step, normals, i):
 @jitable
 def start(equipment, rate, dt, normals, i):
     """Body i's gyro at its episode's start: the bias drawn, nothing carried, a first
-    reading of the body rates ``rate`` (3-tuple, rad/s)."""
+    reading of the body rates ``rate`` (3-tuple, rad/s); ``normals``: step 0's of its
+    navigation stream."""
     g = equipment.gyro
-    navigation_normals(equipment.keys[i], 0, START_BIAS_NORMALS, normals[:3])
     sigma = equipment.gyro_model[INITIAL_BIAS]
     for k in range(3):
-        g[i, k] = sigma * normals[k]
+        g[i, k] = sigma * normals[START_BIAS_NORMALS + k]
         g[i, 3 + k] = 0.0
-    read(equipment, rate, dt, 0, normals, i)
+    read(equipment, rate, dt, normals, i)
 
 
 @jitable

@@ -16,11 +16,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.magnetic_field import FIELD_SCALE
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import (
-    MAGNETOMETER_NORMALS,
-    START_MAGNETOMETER_NORMALS,
-    navigation_normals,
-)
+from rigidrot_gym.attitude.variates import MAGNETOMETER_NORMALS, START_MAGNETOMETER_NORMALS
 from rigidrot_gym.physics import magnetometer as magnetometer_model
 from rigidrot_gym.physics.jit import jitable
 
@@ -71,25 +67,24 @@ def variance(equipment):
 
 @jitable
 def start(equipment, normals, i):
-    """Body i's bias at its episode's start; ``normals`` (≥ 3) is work."""
-    navigation_normals(equipment.keys[i], 0, START_MAGNETOMETER_NORMALS, normals[:3])
-    sigma, out = equipment.magnetometer_model[BIAS_STD], equipment.magnetometer
-    out[i, 0], out[i, 1], out[i, 2] = sigma * normals[0], sigma * normals[1], sigma * normals[2]
+    """Body i's bias at its episode's start; ``normals``: step 0's of its navigation stream."""
+    sigma, out, n = equipment.magnetometer_model[BIAS_STD], equipment.magnetometer, START_MAGNETOMETER_NORMALS
+    out[i, 0], out[i, 1], out[i, 2] = sigma * normals[n], sigma * normals[n + 1], sigma * normals[n + 2]
 
 
 @jitable
-def read(equipment, field_body, step, normals, i):
-    """Body i's reading of the body-frame field ``field_body`` (3-tuple, T) at episode step
-    ``step`` into ``equipment.magnetometer[i, READING]``; ``normals`` (≥ 3) is work."""
-    m, out = equipment.magnetometer_model, equipment.magnetometer
-    navigation_normals(equipment.keys[i], step, MAGNETOMETER_NORMALS, normals[:3])
+def read(equipment, field_body, normals, i):
+    """Body i's reading of the body-frame field ``field_body`` (3-tuple, T) into
+    ``equipment.magnetometer[i, READING]``; ``normals``: the step's normals of its
+    navigation stream."""
+    m, out, n = equipment.magnetometer_model, equipment.magnetometer, MAGNETOMETER_NORMALS
     out[i, 3], out[i, 4], out[i, 5] = magnetometer_model.read(
         field_body,
         (out[i, 0], out[i, 1], out[i, 2]),
         m[NOISE],
         m[QUANTUM],
         m[SATURATION],
-        (normals[0], normals[1], normals[2]),
+        (normals[n], normals[n + 1], normals[n + 2]),
     )
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import START_ERROR_NORMALS, navigation_normals
+from rigidrot_gym.attitude.variates import START_ERROR_NORMALS
 from rigidrot_gym.physics import mekf
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qexp, qmul, qrotate_inv
@@ -75,11 +75,10 @@ def constants(table: NavigationTable, initial_bias: float, tracker_covariance: n
 @jitable
 def initial_attitude(equipment, q, normals, i):
     """Body i's attitude as known at its episode's start, before a first measurement: the
-    true ``q`` (4-tuple) turned by a random rotation of per-axis std σ_θ0; ``normals``
-    (≥ 3) is work."""
-    navigation_normals(equipment.keys[i], 0, START_ERROR_NORMALS, normals[:3])
-    half = 0.5 * equipment.estimator_model[INITIAL_ATTITUDE]
-    return qmul(q, qexp((half * normals[0], half * normals[1], half * normals[2])))
+    true ``q`` (4-tuple) turned by a random rotation of per-axis std σ_θ0; ``normals``:
+    step 0's of its navigation stream."""
+    half, n = 0.5 * equipment.estimator_model[INITIAL_ATTITUDE], START_ERROR_NORMALS
+    return qmul(q, qexp((half * normals[n], half * normals[n + 1], half * normals[n + 2])))
 
 
 @jitable

@@ -16,7 +16,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.settings import Table, choice, integer, quaternion, setting
-from rigidrot_gym.attitude.variates import TRACKER_NORMALS, navigation_normals
+from rigidrot_gym.attitude.variates import TRACKER_NORMALS
 from rigidrot_gym.physics import star_tracker as tracker_model
 from rigidrot_gym.physics.jit import jitable
 
@@ -87,7 +87,8 @@ def measure(equipment, q, r, to_sun, step, normals, i):
     """Body i's measurement of its attitude ``q`` (4-tuple, body frame to world) at episode
     step ``step``, at the position ``r`` with the Sun along ``to_sun`` (3-tuples, world
     frame; read only with an orbit), if one is due and it sees the stars, into
-    ``equipment.tracker[i]``; returns whether it measured. ``normals`` (≥ 3) is work."""
+    ``equipment.tracker[i]``; returns whether it measured. ``normals``: the step's normals
+    of its navigation stream."""
     m, out = equipment.tracker_model, equipment.tracker
     mounting = (m[2], m[3], m[4], m[5])
     due = step % int(m[PERIOD]) == 0
@@ -95,8 +96,8 @@ def measure(equipment, q, r, to_sun, step, normals, i):
         due = tracker_model.blinded(q, mounting, r, to_sun, m[SUN_EXCLUSION], m[EARTH_EXCLUSION]) == 0.0
     out[i, FRESH] = 1.0 if due else 0.0
     if due:
-        navigation_normals(equipment.keys[i], step, TRACKER_NORMALS, normals[:3])
-        xi = (normals[0], normals[1], normals[2])
+        n = TRACKER_NORMALS
+        xi = (normals[n], normals[n + 1], normals[n + 2])
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = tracker_model.measure(
             q, mounting, m[NOISE_ACROSS], m[NOISE_ABOUT], xi
         )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import SUN_SENSOR_NORMALS, navigation_normals
+from rigidrot_gym.attitude.variates import SUN_SENSOR_NORMALS
 from rigidrot_gym.physics import sun
 from rigidrot_gym.physics import sun_sensors as sensor_model
 from rigidrot_gym.physics import vector as vec
@@ -84,20 +84,19 @@ def count(table: SunSensorTable) -> int:
 
 
 @jitable
-def read(equipment, q, to_sun, shadow, step, normals, i):
+def read(equipment, q, to_sun, shadow, normals, i):
     """Body i's outputs at attitude ``q`` (4-tuple, body frame to world), with the Sun along
-    ``to_sun`` (3-tuple, m, world frame) and the shadow factor ``shadow``, at episode step
-    ``step``, into ``equipment.sun_sensors[i]``; ``normals`` (≥ k) is work."""
+    ``to_sun`` (3-tuple, m, world frame) and the shadow factor ``shadow``, into
+    ``equipment.sun_sensors[i]``; ``normals``: the step's normals of its navigation stream."""
     m, n, out = equipment.sun_sensor_model, equipment.sun_sensor_normals, equipment.sun_sensors
     k = n.shape[0]
-    navigation_normals(equipment.keys[i], step, SUN_SENSOR_NORMALS, normals[:k])
     distance = vec.norm(to_sun)
     body = qrotate_inv(q, vec.scale(1.0 / distance, to_sun))
     for j in range(k):
         clean = sensor_model.response(
             (n[j, 0], n[j, 1], n[j, 2]), body, distance / sun.AU, shadow, m[COS_FOV], m[KELLY], m[SCALE]
         )
-        out[i, j] = min(max(clean + m[NOISE] * normals[j], m[LOWEST]), m[HIGHEST])
+        out[i, j] = min(max(clean + m[NOISE] * normals[SUN_SENSOR_NORMALS + j], m[LOWEST]), m[HIGHEST])
 
 
 @jitable
