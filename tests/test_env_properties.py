@@ -62,6 +62,9 @@ def configs(draw) -> tuple[str, dict]:
     env_id = draw(st.sampled_from(IDS))
     overrides = {"integrator": draw(st.sampled_from(TORQUE_METHODS)), **draw(REALISM)}
     scenario = find(env_id)
+    if scenario.observe != "truth":  # its sensors replace the [sensors] table's Gaussian noise
+        for name in ("attitude_noise_deg", "rate_noise", "rate_bias"):
+            overrides.pop(name, None)
     if not scenario.magnetorquers:  # (with them, the orbit carries their field)
         overrides["orbit"] = draw(st.booleans())
     if overrides.get("orbit", scenario.orbit):

@@ -358,6 +358,18 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         wheel_model=np.zeros(9),
         sun_model=np.zeros(1),
         rods_off=0,
+        gyro=np.zeros((0, 9)),
+        gyro_model=np.zeros(5),
+        tracker=np.zeros((0, 5)),
+        tracker_model=np.zeros(10),
+        estimate=np.zeros((0, 7)),
+        covariance=np.zeros((0, 6, 6)),
+        estimator_model=np.zeros(11),
+        magnetometer=np.zeros((0, 6)),
+        magnetometer_model=np.zeros(4),
+        sun_sensors=np.zeros((0, 0)),
+        sun_sensor_model=np.zeros(6),
+        sun_sensor_normals=np.zeros((0, 3)),
     )
     call = data.Period(
         action=np.zeros((n, 3), dtype=np.float32),

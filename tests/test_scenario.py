@@ -71,6 +71,7 @@ EXPECTED = {
     "dt": ("simulation.dt", REQUIRED, 0.05, 0),
     "substeps": ("simulation.substeps", REQUIRED, 3, 100_001),
     "integrator": ("simulation.integrator", REQUIRED, "nielsen_krenk", "exact"),  # exact: no torque
+    "random_stream": ("simulation.random_stream", 0, 1, 2),
     "max_episode_steps": ("simulation.max_episode_steps", REQUIRED, 99, 0),
     "start_attitude": ("start.attitude", REQUIRED, [0.0, 1.0, 0.0, 0.0], "upside_down"),
     "start_max_angle_deg": ("start.max_angle_deg", 180.0, 30.0, 181.0),
@@ -113,6 +114,10 @@ EXPECTED = {
     "star_tracker_model": ("star_tracker.model", "none", "42", 42),
     "star_tracker_mounting": ("star_tracker.mounting", [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1, 1, 0, 0]),
     "star_tracker_period": ("star_tracker.period", 1, 5, 0),
+    "magnetometer_model": ("magnetometer.model", "none", "42", "HMC5883"),
+    "magnetometer_bias": ("magnetometer.bias", 0.0, 1e-7, 1.0),
+    "sun_sensor_model": ("sun_sensors.model", "none", "cube", "pyramid"),
+    "sun_sensor_noise": ("sun_sensors.noise", 0.01, 0.02, -0.01),
     "observe": ("navigation.observe", "truth", "estimate", "belief"),
     "estimator_initial_attitude_deg": ("navigation.initial_attitude_deg", 1.0, 2.0, 0.0),
     "randomize_inertia": ("randomization.inertia", 0.0, 0.1, 1.0),
@@ -128,6 +133,8 @@ NEEDS = {
     "sun": {"orbit": True},
     "wheel_model": {"wheel_layout": "pyramid"},
     "observe": {"gyro_model": "42", "star_tracker_model": "42"},
+    "magnetometer_model": {"orbit": True, "magnetic_field": True},
+    "sun_sensor_model": {"orbit": True},
 }
 
 
@@ -155,6 +162,8 @@ SWITCHES = {
     "rate_bias",
     "gyro_model",
     "star_tracker_model",
+    "magnetometer_model",
+    "sun_sensor_model",
     "observe",
     "randomize_inertia",
     "randomize_inertia_rotation_deg",

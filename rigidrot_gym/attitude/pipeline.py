@@ -251,26 +251,38 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 navigation.start(equipment, guess, i)
             else:
                 navigation.predict(equipment, gyro.reading(equipment, i), call.dt, scratch, i)
+        tracked = False
         if with_tracker:
             if step == 0:
                 star_tracker.hold(equipment, guess, i)
-            if star_tracker.measure(equipment, q, r, to_sun, step, normals, i) and with_estimator:
-                navigation.correct_attitude(equipment, star_tracker.measured(equipment, i), scratch, i)
+            tracked = star_tracker.measure(equipment, q, r, to_sun, step, normals, i)
+        field, sun_variance, sun_body = (0.0, 0.0, 0.0), 0.0, (0.0, 0.0, 0.0)
         if with_magnetometer:
             if step == 0:
                 magnetometer.start(equipment, normals, i)
             field = (equipment.field[i, 0], equipment.field[i, 1], equipment.field[i, 2])
             magnetometer.read(equipment, qrotate_inv(q, field), normals, i)
-            if with_estimator:
-                measured, variance = magnetometer.reading(equipment, i), magnetometer.variance(equipment)
-                navigation.correct_vector(equipment, measured, field, variance, scratch, i)
         if with_sun_sensors:
             sun_sensors.read(equipment, q, to_sun, shadow, normals, i)
-            if with_estimator:
-                measured, variance = sun_sensors.direction(equipment, i)
-                if variance > 0.0:
+            sun_body, sun_variance = sun_sensors.direction(equipment, i)
+        if (
+            with_estimator
+        ):  # the period's measurements one after the other, each residual at the last correction
+            z, h, rr = scratch[2, 3, :3], scratch[2, :3, :3], scratch[2, 3:, 3:]
+            for kind in range(3):
+                if kind == 0 and tracked:
+                    navigation.attitude_measurement(
+                        equipment, star_tracker.measured(equipment, i), z, h, rr, i
+                    )
+                elif kind == 1 and with_magnetometer:
+                    reading, variance = magnetometer.reading(equipment, i), magnetometer.variance(equipment)
+                    navigation.vector_measurement(equipment, reading, field, variance, z, h, rr, i)
+                elif kind == 2 and sun_variance > 0.0:
                     reference = vec.scale(1.0 / vec.norm(to_sun), to_sun)
-                    navigation.correct_vector(equipment, measured, reference, variance, scratch, i)
+                    navigation.vector_measurement(equipment, sun_body, reference, sun_variance, z, h, rr, i)
+                else:
+                    continue
+                navigation.correct(equipment, z, h, rr, scratch, i)
 
     @jitable
     def navigate(call, bodies, equipment, work, lo, hi):

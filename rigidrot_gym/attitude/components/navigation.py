@@ -120,33 +120,38 @@ def predict(equipment, reading, dt, work, i):
 
 
 @jitable
-def correct_attitude(equipment, measured, work, i):
-    """Body i's estimate corrected by a star tracker's ``measured`` attitude (4-tuple);
-    ``work`` (3, 6, 6) is scratch."""
-    q, bias = estimate(equipment, i)
-    h, r = work[2, :3, :3], work[2, 3:, 3:]
+def attitude_measurement(equipment, measured, z, h, r, i):
+    """A star tracker's ``measured`` attitude (4-tuple) as body i's estimate sees it now:
+    the residual ``z`` (3,), its sensitivity ``h`` = I and covariance ``r`` (3 × 3)."""
+    q, _ = estimate(equipment, i)
     m = equipment.estimator_model
+    z[0], z[1], z[2] = mekf.attitude_residual(q, measured)
     for j in range(3):
         for k in range(3):
             h[j, k] = 1.0 if j == k else 0.0
             r[j, k] = m[2 + 3 * j + k]
-    z = mekf.attitude_residual(q, measured)
-    q, bias = mekf.correct(q, bias, equipment.covariance[i], z, h, r, work[0, :, :3], work[1])
-    _store(equipment, q, bias, i)
 
 
 @jitable
-def correct_vector(equipment, measured, reference, variance, work, i):
-    """Body i's estimate corrected by a vector ``measured`` in the body frame whose value in
-    the world frame is ``reference`` (3-tuples), each axis's error of ``variance``;
-    ``work`` (3, 6, 6) is scratch."""
-    q, bias = estimate(equipment, i)
-    h, r = work[2, :3, :3], work[2, 3:, 3:]
+def vector_measurement(equipment, measured, reference, variance, z, h, r, i):
+    """A vector ``measured`` in the body frame whose value in the world frame is
+    ``reference`` (3-tuples), each axis's error of ``variance``, as body i's estimate sees it
+    now: the residual ``z`` (3,), its sensitivity ``h`` and covariance ``r`` (3 × 3)."""
+    q, _ = estimate(equipment, i)
+    z[0], z[1], z[2] = mekf.vector_residual(q, measured, reference, h)
     for j in range(3):
         for k in range(3):
             r[j, k] = variance if j == k else 0.0
-    z = mekf.vector_residual(q, measured, reference, h)
-    q, bias = mekf.correct(q, bias, equipment.covariance[i], z, h, r, work[0, :, :3], work[1])
+
+
+@jitable
+def correct(equipment, z, h, r, work, i):
+    """Body i's estimate corrected by one measurement (:func:`attitude_measurement`,
+    :func:`vector_measurement`); ``work`` (2, 6, 6) is scratch."""
+    q, bias = estimate(equipment, i)
+    q, bias = mekf.correct(
+        q, bias, equipment.covariance[i], (z[0], z[1], z[2]), h, r, work[0, :, :3], work[1]
+    )
     _store(equipment, q, bias, i)
 
 
