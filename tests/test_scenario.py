@@ -112,7 +112,12 @@ EXPECTED = {
     "gyro_model": ("gyro.model", "none", "42", "43"),
     "gyro_initial_bias_deg_per_hour": ("gyro.initial_bias_deg_per_hour", 1.0, 0.5, -1.0),
     "star_tracker_model": ("star_tracker.model", "none", "42", 42),
-    "star_tracker_mounting": ("star_tracker.mounting", [1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [1, 1, 0, 0]),
+    "star_tracker_mounting": (
+        "star_tracker.mounting",
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+        [1, 1, 0, 0],
+    ),
     "star_tracker_period": ("star_tracker.period", 1, 5, 0),
     "magnetometer_model": ("magnetometer.model", "none", "42", "HMC5883"),
     "magnetometer_bias": ("magnetometer.bias", 0.0, 1e-7, 1.0),
