@@ -172,6 +172,7 @@ def test_committed_agents_are_the_ones_the_readme_names():
         "RigidRot-Detumble-v0_3",
         "RigidRot-Detumble-v0_4",
         "RigidRot-MagDetumble-v0_1",
+        "RigidRot-NadirPoint-v0_1",
         "RigidRot-Reorient-v0_1",
         "RigidRot-Reorient-v0_2",
         "RigidRot-Reorient-v0_3",
@@ -210,6 +211,15 @@ def test_the_magnetic_detumbling_agent_is_ppo_yml_s_entry_at_seed_0():
     config = agents.read_config(run)
     assert {k: config[k] for k in default} == default and config["seed"] == 0
     command = (run / "RigidRot-MagDetumble-v0" / "command.txt").read_text().split()
+    assert command[command.index("--conf-file") + 1] == "training/hyperparams/ppo.yml"
+
+
+def test_the_nadir_pointing_agent_is_ppo_yml_s_entry_at_seed_0():
+    default = _hyperparameters("ppo", "RigidRot/NadirPoint-v0")
+    run = AGENTS / "ppo" / "RigidRot-NadirPoint-v0_1"
+    config = agents.read_config(run)
+    assert {k: config[k] for k in default} == default and config["seed"] == 0
+    command = (run / "RigidRot-NadirPoint-v0" / "command.txt").read_text().split()
     assert command[command.index("--conf-file") + 1] == "training/hyperparams/ppo.yml"
 
 

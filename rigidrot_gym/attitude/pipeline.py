@@ -268,7 +268,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if (
             with_estimator
         ):  # the period's measurements one after the other, each residual at the last correction
-            z, h, rr = scratch[2, 3, :3], scratch[2, :3, :3], scratch[2, 3:, 3:]
+            z, h, rr = scratch[3, 3, :3], scratch[3, :3, :3], scratch[3, 3:, 3:]
             for kind in range(3):
                 if kind == 0 and tracked:
                     navigation.attitude_measurement(
@@ -290,7 +290,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         started with an episode (step 0), moved on by a period a body stepped, left as they
         are otherwise (an evaluation without a step, a waiting body); then what the
         observation shows of them into ``work.sensed``."""
-        scratch = np.empty((3, 6, 6))
+        scratch = np.empty((4, 6, 6))  # the MEKF's work, then a measurement's z, H and R
         # every normal the step may need, by the vectorising draw (for a body not live, unused)
         normals = np.empty((2 * NAVIGATION_PAIRS, hi - lo))
         after = 1 if call.stepped else 0

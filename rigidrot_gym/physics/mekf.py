@@ -119,19 +119,19 @@ def predict(q, bias, p, reading, dt, arw, rrw, phi, scratch):
 
 
 @jitable
-def correct(q, bias, p, z, h, r, gain, scratch):
+def correct(q, bias, p, z, h, r, work):
     """One body's estimate corrected by the measurement residual ``z`` (3-tuple) of
     sensitivity ``h`` (3 × 3, to δϑ; none to the bias) and noise covariance ``r`` (3 × 3):
-    returns (q̂, β̂); P (``p``) is updated in place, ``gain`` (6 × 3) and ``scratch``
-    (6 × 6) are its work."""
-    # P Hᵀ into gain, then S = H P Hᵀ + R, inverted by its cofactors.
+    returns (q̂, β̂); P (``p``) is updated in place, ``work`` (3, 6, 6) is its scratch (the
+    caller's: an allocation per call would cost more than the arithmetic)."""
+    gain, s, scratch, a_mat = work[0, :, :3], work[0, :3, 3:], work[1], work[2]
+    # P Hᵀ into scratch, then S = H P Hᵀ + R, inverted by its cofactors.
     for i in range(STATES):
         for j in range(3):
             total = 0.0
             for k in range(3):
                 total += p[i, k] * h[j, k]
             scratch[i, j] = total
-    s = np.empty((3, 3))
     for i in range(3):
         for j in range(3):
             total = r[i, j]
@@ -152,11 +152,15 @@ def correct(q, bias, p, z, h, r, gain, scratch):
             gain[i, j] = (
                 scratch[i, 0] * inverse[0][j] + scratch[i, 1] * inverse[1][j] + scratch[i, 2] * inverse[2][j]
             )
-    dx = np.empty(STATES)
-    for i in range(STATES):
-        dx[i] = gain[i, 0] * z[0] + gain[i, 1] * z[1] + gain[i, 2] * z[2]
+    dx = (
+        gain[0, 0] * z[0] + gain[0, 1] * z[1] + gain[0, 2] * z[2],
+        gain[1, 0] * z[0] + gain[1, 1] * z[1] + gain[1, 2] * z[2],
+        gain[2, 0] * z[0] + gain[2, 1] * z[1] + gain[2, 2] * z[2],
+        gain[3, 0] * z[0] + gain[3, 1] * z[1] + gain[3, 2] * z[2],
+        gain[4, 0] * z[0] + gain[4, 1] * z[1] + gain[4, 2] * z[2],
+        gain[5, 0] * z[0] + gain[5, 1] * z[1] + gain[5, 2] * z[2],
+    )
     # Joseph's form: A = I − K H (H's bias columns zero), P ← A P Aᵀ + K R Kᵀ.
-    a_mat = np.empty((STATES, STATES))
     for i in range(STATES):
         for j in range(STATES):
             a_mat[i, j] = (1.0 if i == j else 0.0) - (
@@ -279,7 +283,7 @@ def _predict_all(q, beta, p, readings, dt, arw, rrw):
 def _correct_all(q, beta, p, measured, reference, variance, covariance):
     """An attitude update where ``reference`` is empty, else a vector update."""
     h, r = np.empty((3, 3)), np.empty((3, 3))
-    gain, scratch = np.empty((STATES, 3)), np.empty((STATES, STATES))
+    work = np.empty((3, STATES, STATES))
     attitude = reference.shape[0] == 0
     for i in range(q.shape[0]):
         qi = (q[i, 0], q[i, 1], q[i, 2], q[i, 3])
@@ -299,7 +303,7 @@ def _correct_all(q, beta, p, measured, reference, variance, covariance):
             for j in range(3):
                 for k in range(3):
                     r[j, k] = variance if j == k else 0.0
-        qi, bi = correct(qi, (beta[i, 0], beta[i, 1], beta[i, 2]), p[i], z, h, r, gain, scratch)
+        qi, bi = correct(qi, (beta[i, 0], beta[i, 1], beta[i, 2]), p[i], z, h, r, work)
         q[i, 0], q[i, 1], q[i, 2], q[i, 3] = qi
         beta[i, 0], beta[i, 1], beta[i, 2] = bi
 

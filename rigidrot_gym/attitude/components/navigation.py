@@ -147,11 +147,9 @@ def vector_measurement(equipment, measured, reference, variance, z, h, r, i):
 @jitable
 def correct(equipment, z, h, r, work, i):
     """Body i's estimate corrected by one measurement (:func:`attitude_measurement`,
-    :func:`vector_measurement`); ``work`` (2, 6, 6) is scratch."""
+    :func:`vector_measurement`); ``work`` (3, 6, 6) is scratch."""
     q, bias = estimate(equipment, i)
-    q, bias = mekf.correct(
-        q, bias, equipment.covariance[i], (z[0], z[1], z[2]), h, r, work[0, :, :3], work[1]
-    )
+    q, bias = mekf.correct(q, bias, equipment.covariance[i], (z[0], z[1], z[2]), h, r, work)
     _store(equipment, q, bias, i)
 
 
