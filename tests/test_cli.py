@@ -285,7 +285,7 @@ def test_compile_leaves_nothing_to_compile_at_a_later_first_step(tmp_path):
     [
         (
             ["compile", "RigidRot/Nope-v0"],
-            r"env id 'RigidRot/Nope-v0' is not registered; the package's ids: .*-v0",
+            r"env id 'RigidRot/Nope-v0' is not registered; the package's ids: .*-v\d",
         ),
         (["compile", "--workers", "0"], r"workers must be a positive integer or None, got 0"),
     ],
