@@ -9,10 +9,13 @@ all of them out, the inner loop of a change to the core (``python3 dev.py test -
 ``-m`` selects as usual (``-m engines``). Every run writes each test's seconds (set-up,
 call and tear-down) to ``outputs/test-durations.csv``, slowest first.
 
-What the tests write to the system temp folder in this process (pytest's ``tmp_path``
-included) goes into one folder of the run, removed at its end, and so do the default log
-folders of stable-baselines3 (``SB3-*``) in the subprocesses too (``SB3_LOGDIR``); other
-subprocesses keep the system's temp folder (Ray's socket paths must stay short).
+A run leaves nothing behind. It has a temp folder of its own, ``rigidrot-tests-*``,
+removed at its end: ``tempfile.tempdir`` in this process, and ``TMPDIR`` and ``RAY_TMPDIR``
+for the pytest-xdist workers and every subprocess, so that pytest's ``tmp_path``, the
+default log folders of stable-baselines3 (``SB3-*``) and Ray's session folders all go
+there. A run started by hand (not by a test) then fails if it added anything to the checkout
+besides the tools' caches and the durations file, or one of those programs' folders to the
+system temp folder, and says what.
 
 Hypothesis: "ci" (the default) runs 25 examples per property, derandomised (the same
 examples on every run) and without an example database (nothing written to the
@@ -29,6 +32,7 @@ import os
 import shutil
 import tempfile
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -47,33 +51,104 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # What --fast leaves out.
 NOT_FAST = ("slow", "engines", "ray", "docs", "readme", "training")
-# The run's temp folder, for the pytest-xdist workers the controller starts.
-_TEMP = "RIGIDROT_TEST_TEMP"
-DURATIONS = Path(__file__).resolve().parents[1] / "outputs" / "test-durations.csv"
+ROOT = Path(__file__).resolve().parents[1]
+DURATIONS = ROOT / "outputs" / "test-durations.csv"
 _seconds: dict[str, float] = defaultdict(float)
+
+# What a run may add to the checkout: the tools' caches (folders of these names, anywhere)
+# and the durations file.
+_CACHES = {".pytest_cache", ".hypothesis", "__pycache__", ".ruff_cache"}
+_MAY_ADD = {DURATIONS.relative_to(ROOT).as_posix(), DURATIONS.parent.relative_to(ROOT).as_posix()}
+# Not compared: git's own folder, and the virtual environment (tests install elsewhere).
+_UNCOMPARED = {".git", ".venv"}
+# Ray keeps its sockets in its session folder, up to 70 bytes below $RAY_TMPDIR, and a Unix
+# socket's path may not exceed 103 bytes (macOS; 107 on Linux): the run's folder, Ray's
+# temp folder too, must be this short.
+_RAY_ROOM = 33
+_PREFIX = "rigidrot-tests-"
+# What the tests' programs would leave in the system temp folder (stable-baselines3's log
+# folders, Ray's sessions, pytest's and our own folders). Only these count: on a shared
+# machine other programs write there too.
+_OURS = ("SB3-", "ray", "pytest-of-", "rigidrot")
+_ENVIRONMENT = ("TMPDIR", "RAY_TMPDIR")
+
+
+def _checkout() -> set[str]:
+    """Every file and folder of the checkout, relative to it, the caches' contents and
+    :data:`_UNCOMPARED` left out."""
+    found = set()
+    for folder, dirs, files in os.walk(ROOT):
+        here = Path(folder).relative_to(ROOT)
+        dirs[:] = [d for d in dirs if d not in _CACHES and not (here == Path() and d in _UNCOMPARED)]
+        found.update((here / name).as_posix() for name in dirs + files)
+    return found
+
+
+@dataclass
+class _Run:
+    """The run's temp folder and what it stands in for; in a run started by hand, the system
+    temp folder's entries and the checkout's paths at the start, to compare at the end."""
+
+    folder: str
+    replaced: dict[str, str | None]  # _ENVIRONMENT's values before
+    replaced_tempdir: str | None
+    system: str
+    before: tuple[set[str], set[str]] | None
+
+    @classmethod
+    def start(cls, check: bool) -> _Run:
+        system = tempfile.gettempdir()
+        parent = system
+        if len(os.path.join(system, _PREFIX + "x" * 8)) > _RAY_ROOM and os.path.isdir("/tmp"):
+            parent = "/tmp"  # macOS's temp folder (/var/folders/...) is too long for Ray
+        before = (set(os.listdir(system)), _checkout()) if check else None
+        replaced = {name: os.environ.get(name) for name in _ENVIRONMENT}
+        run = cls(tempfile.mkdtemp(prefix=_PREFIX, dir=parent), replaced, tempfile.tempdir, system, before)
+        # As the system's temp folder (mkdtemp makes it 0700): tests that run a child as
+        # another user (test_jit_cache drops root's privileges) reach their folders inside it.
+        os.chmod(run.folder, 0o1777)
+        os.environ.update(dict.fromkeys(_ENVIRONMENT, run.folder))
+        tempfile.tempdir = run.folder
+        return run
+
+    def finish(self) -> list[str]:
+        """Put back what the run's folder stood in for and remove it; what the run added to
+        the system temp folder (its own folder, if it could not be removed) and the checkout."""
+        for name, value in self.replaced.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        tempfile.tempdir = self.replaced_tempdir
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.before is None:
+            return []
+        system_before, checkout_before = self.before
+        added = sorted(
+            name for name in set(os.listdir(self.system)) - system_before if name.startswith(_OURS)
+        )
+        return [os.path.join(self.system, name) for name in added] + sorted(
+            _checkout() - checkout_before - _MAY_ADD
+        )
+
+
+_RUN = pytest.StashKey[_Run]()
+_LEFT = pytest.StashKey[list[str]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
-        # A pytest-xdist worker: the controller made the run's folder before starting it.
-        tempfile.tempdir = os.environ[_TEMP]
-        return
-    config._rigidrot_temp = tempfile.mkdtemp(prefix="rigidrot-tests-")
-    # As the system's temp folder (mkdtemp makes it 0700): tests that run a child as another
-    # user (test_jit_cache drops root's privileges) reach their folders inside it.
-    os.chmod(config._rigidrot_temp, 0o1777)
-    tempfile.tempdir = config._rigidrot_temp
-    os.environ[_TEMP] = config._rigidrot_temp
-    os.environ["SB3_LOGDIR"] = os.path.join(config._rigidrot_temp, "sb3")
+        # A pytest-xdist worker: its environment holds the run's folder.
+        tempfile.tempdir = os.environ["TMPDIR"]
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    folder = getattr(config, "_rigidrot_temp", None)
-    if folder is not None:
-        tempfile.tempdir = None
-        os.environ.pop(_TEMP, None)
-        os.environ.pop("SB3_LOGDIR", None)
-        shutil.rmtree(folder, ignore_errors=True)
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Before pytest-xdist starts its workers (its own hook runs last), which inherit TMPDIR.
+    if not hasattr(session.config, "workerinput"):
+        # A run started by a test (test_markers collects in one) sees what the test's own run
+        # writes meanwhile: the outer run checks.
+        session.config.stash[_RUN] = _Run.start(check="PYTEST_CURRENT_TEST" not in os.environ)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -117,28 +192,42 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _seconds[report.nodeid] += report.duration
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    if not _seconds or hasattr(session.config, "workerinput"):
+    # Last: after pytest-xdist's workers have ended, so that nothing writes any more.
+    if hasattr(session.config, "workerinput"):
         return
-    DURATIONS.parent.mkdir(exist_ok=True)
-    with DURATIONS.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["test", "seconds"])
-        for nodeid, seconds in sorted(_seconds.items(), key=lambda kv: -kv[1]):
-            writer.writerow([nodeid, f"{seconds:.3f}"])
+    if _seconds:
+        DURATIONS.parent.mkdir(exist_ok=True)
+        with DURATIONS.open("w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(["test", "seconds"])
+            for nodeid, seconds in sorted(_seconds.items(), key=lambda kv: -kv[1]):
+                writer.writerow([nodeid, f"{seconds:.3f}"])
+    run = session.config.stash.get(_RUN, None)
+    left = run.finish() if run is not None else []
+    if left:
+        session.config.stash[_LEFT] = left
+        if session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
-    if not _seconds:
-        return
-    by_module: dict[str, float] = defaultdict(float)
-    for nodeid, seconds in _seconds.items():
-        by_module[nodeid.split("::")[0]] += seconds
-    terminalreporter.write_sep("=", "seconds by test module")
-    for module, seconds in sorted(by_module.items(), key=lambda kv: -kv[1]):
-        terminalreporter.write_line(f"{seconds:8.1f}  {module}")
-    total = sum(by_module.values())
-    terminalreporter.write_line(f"{total:8.1f}  in all; every test's: {DURATIONS}")
+    if _seconds:
+        by_module: dict[str, float] = defaultdict(float)
+        for nodeid, seconds in _seconds.items():
+            by_module[nodeid.split("::")[0]] += seconds
+        terminalreporter.write_sep("=", "seconds by test module")
+        for module, seconds in sorted(by_module.items(), key=lambda kv: -kv[1]):
+            terminalreporter.write_line(f"{seconds:8.1f}  {module}")
+        total = sum(by_module.values())
+        terminalreporter.write_line(f"{total:8.1f}  in all; every test's: {DURATIONS}")
+    left = config.stash.get(_LEFT, [])
+    if left:
+        # The run fails for them (pytest's last line counts only tests).
+        terminalreporter.write_sep("=", "added by this run (or meanwhile, on a shared machine)", red=True)
+        for path in left:
+            terminalreporter.write_line(path)
 
 
 @pytest.fixture(scope="session")

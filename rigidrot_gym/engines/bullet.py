@@ -34,6 +34,7 @@ from rigidrot_gym.engines.boundary import continuous, is_torque_free, torque_of
 from rigidrot_gym.engines.local import PerThread
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.integrators.base import Method
+from rigidrot_gym.physics.quiet import import_quietly
 from rigidrot_gym.physics.torques import Loads
 
 _MAX_ROTATION = np.pi / 4  # rad per step: PyBullet clamps the attitude update beyond it
@@ -42,7 +43,7 @@ _MAX_ROTATION = np.pi / 4  # rad per step: PyBullet clamps the attitude update b
 def import_pybullet():
     """The pybullet module, or a clear error naming the extra that installs it."""
     try:
-        import pybullet
+        pybullet = import_quietly("pybullet")
     except ImportError as err:
         from gymnasium.error import DependencyNotInstalled
 

@@ -17,6 +17,7 @@ creating and closing a renderer ≈20 ms; each client holds ≈28 MB until close
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import warnings
@@ -29,6 +30,7 @@ from numpy.typing import ArrayLike
 
 from rigidrot_gym.physics import quaternion
 from rigidrot_gym.physics.inertia import principal_frame
+from rigidrot_gym.physics.quiet import c_output_to_stderr, import_quietly
 from rigidrot_gym.render.frames import rgb
 from rigidrot_gym.render.geometry import ellipsoid_semi_axes
 from rigidrot_gym.render.options import pixels, real
@@ -46,18 +48,20 @@ _INSTALL_HINT = 'pybullet is not installed, run `pip install "rigidrot-gym[rende
 def _import_pybullet() -> tuple[Any, Any]:
     """pybullet and pybullet_data, imported on first use (they are an optional extra)."""
     try:
-        import pybullet
+        pybullet = import_quietly("pybullet")
         import pybullet_data
     except ImportError as e:
         raise DependencyNotInstalled(_INSTALL_HINT) from e
     return pybullet, pybullet_data
 
 
-def _disconnect(pybullet: Any, client_id: int) -> None:
+def _disconnect(pybullet: Any, client_id: int, gui: bool) -> None:
     """Disconnect ``client_id``; the finaliser of a renderer (holds no reference to it)."""
     try:
         if pybullet.isConnected(physicsClientId=client_id):
-            pybullet.disconnect(physicsClientId=client_id)
+            # A GUI client prints its threads' end to stdout as it disconnects.
+            with c_output_to_stderr() if gui else contextlib.nullcontext():
+                pybullet.disconnect(physicsClientId=client_id)
     except pybullet.error:
         pass  # already gone: close() must not fail on it
 
@@ -160,7 +164,9 @@ class BodyRenderer:
                 UserWarning,
                 stacklevel=2,
             )
-        client = p.connect(p.GUI if self.gui else p.DIRECT)
+        # A GUI client prints its threads' start and arguments to stdout as it connects.
+        with c_output_to_stderr() if self.gui else contextlib.nullcontext():
+            client = p.connect(p.GUI if self.gui else p.DIRECT)
         if client < 0:
             raise RuntimeError(
                 f"PyBullet could not connect a {'GUI' if self.gui else 'DIRECT'} client"
@@ -168,7 +174,7 @@ class BodyRenderer:
             )
         self._client = client
         # Holds the module and the id, not self, so it can run when self is collected.
-        self._finalizer = weakref.finalize(self, _disconnect, p, client)
+        self._finalizer = weakref.finalize(self, _disconnect, p, client, self.gui)
         self._mesh = os.path.join(pybullet_data.getDataPath(), _MESH)
         try:
             self._set_camera(p)
