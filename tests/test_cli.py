@@ -24,6 +24,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
+ROOT = Path(__file__).resolve().parents[1]
+
 
 def _table(text: str) -> dict[str, list[str]]:
     rows = {}
@@ -49,9 +51,14 @@ def test_demo_end_to_end(tmp_path, capsys):
     errors = [float(m) for m in re.findall(r"^\| [\d.]+ \| ([\d.]+) \|", out, flags=re.M)]
     assert errors[0] > 10.0 and errors[-1] < 2.0  # the controller brings the body round
     assert "success" in out
-    for name in ("methods.md", "omega.png", "control.md", "tumbler.gif"):
+    for name in ("methods.md", "attitude_error.png", "control.md", "tumbler.gif"):
         assert (tmp_path / name).stat().st_size > 0
     assert f"into {tmp_path}/" in out
+    # the table file opens with the problem it ran (the README's tumbler) and names no missing engine
+    methods = (tmp_path / "methods.md").read_text()
+    first = methods.splitlines()[0]
+    assert "I = (1, 2, 3) kg·m²" in first and "ω0 = (0.01, 2, 0.01) rad/s" in first and "dt = 0.01 s" in first
+    assert "not installed" not in methods
 
 
 def test_simulate_writes_a_trajectory_that_matches_dop853(tmp_path, capsys):
@@ -149,11 +156,15 @@ def test_demo_without_the_render_extra(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     extra = [line for line in out.stdout.splitlines() if "[render]" in line]
     assert len(extra) == 1 and "rigidrot-gym[render]" in extra[0]
+    # one line names the engine, what its absence took away (its rows, the animation)
+    assert extra[0].startswith("PyBullet not installed")
+    assert "pybullet, pybullet_maximal" in extra[0] and "animation" in extra[0]
     rows = _table(out.stdout)
     bullet = {name for name in integrators.names() if integrators.get(name).engine == "PyBullet"}
     assert bullet == {"pybullet", "pybullet_maximal"}
     assert set(rows) == set(integrators.names()) - bullet
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["control.md", "methods.md", "omega.png"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["attitude_error.png", "control.md", "methods.md"]
+    assert extra[0] in (tmp_path / "methods.md").read_text()
 
 
 @pytest.mark.parametrize("workers", [0, -1, True, 1.5])
@@ -168,8 +179,8 @@ def test_demo_refuses_a_worker_count_that_is_not_a_positive_integer(tmp_path, wo
 @pytest.mark.parametrize("engines", [True, False], ids=["with-engines", "library-only"])
 def test_demo_figure_keeps_every_text_inside_it(engines):
     """The demo's figure with every registered method (or only the library's own, as
-    without the engines' extras), two in three drawing exact zeros (the longest note under
-    the drift panel): no title, label, key or tick label runs off the figure."""
+    without the engines' extras), one in three exactly on the reference (the longest note
+    in a panel's title): no title, label, key or tick label runs off the figure."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -179,15 +190,16 @@ def test_demo_figure_keeps_every_text_inside_it(engines):
     from rigidrot_gym.tools import demo
 
     t = np.linspace(0.0, 30.0, 301)
-    w_ref = np.stack([np.cos(t), np.sin(t), 0.1 * t], axis=-1)
-    q = np.tile([1.0, 0.0, 0.0, 0.0], (t.size, 1))
+    # the reference turns about z; the other methods stay put, so their error is its angle
+    q_ref = np.stack([np.cos(0.05 * t), 0 * t, 0 * t, np.sin(0.05 * t)], axis=-1)
+    still = np.tile([1.0, 0.0, 0.0, 0.0], (t.size, 1))
+    omega = np.tile([0.01, 2.0, 0.01], (t.size, 1))
     runs = {}
     names = [n for n in integrators.names() if engines or not integrators.get(n).engine]
     for k, name in enumerate(names):
-        omega = w_ref if k % 3 == 0 else np.tile([0.01, 2.0, 0.01], (t.size, 1))  # constant: no drift
+        q = q_ref if k % 3 == 0 else still
         runs[name] = Trajectory(t, q, omega, np.diag([1.0, 2.0, 3.0]), name, np.zeros(()), np.zeros(()))
-    runs["exact"] = (t, w_ref)
-    fig = demo.figure(runs)
+    fig = demo.figure(runs, q_ref, demo.describe())
     fig.canvas.draw()
     # Everything drawn (titles, keys, tick labels in view), in inches from the lower left.
     drawn = fig.get_tightbbox(fig.canvas.get_renderer())
@@ -294,3 +306,138 @@ def test_compile_refuses_bad_input_in_one_line(capsys, argv, match):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert re.fullmatch(rf"rigidrot: error: {match}\n", err), err
+
+
+def _scenario_ids() -> list[str]:
+    """The ids of the scenario files, read with plain TOML."""
+    return sorted(tomllib.loads(p.read_text())["id"] for p in (ROOT / "envs").glob("*.toml"))
+
+
+def test_train_help_names_every_env_id_and_the_algorithms_with_hyperparameters(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["train", "--help"])
+    assert exit_.value.code == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert len(_scenario_ids()) >= 5 and all(env_id in flat for env_id in _scenario_ids()), flat
+    # the algorithms whose files are in training/hyperparams/ (ppo_fast.yml is not one)
+    assert re.search(r"--algo \(default ppo\), one with a hyperparameter file: ppo, sac, td3\b", flat), flat
+    assert "usage: rigidrot train --env ID" in flat
+
+
+def test_the_help_of_every_command_imports_no_training_library():
+    code = (
+        "import sys; from rigidrot_gym.tools.cli import build_parser; build_parser(); "
+        "print(sorted(m for m in ('torch', 'stable_baselines3', 'rl_zoo3') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_evaluate_help_names_every_controller(capsys):
+    from rigidrot_gym.control import CONTROLLERS
+
+    with pytest.raises(SystemExit):
+        main(["evaluate", "--help"])
+    flat = " ".join(capsys.readouterr().out.split())
+    assert all(name in flat for name in CONTROLLERS) and len(CONTROLLERS) >= 5, flat
+
+
+@pytest.mark.parametrize(
+    ("argv", "match"),
+    [
+        (
+            ["train", "--env", "RigidRot/Nope-v0", "--seed", "0"],
+            r"--env 'RigidRot/Nope-v0' is not one of the package's env ids: RigidRot/\S+-v\d, .*",
+        ),
+        (["train", "--algo", "ppo", "-n", "100"], r"--env is required; expected one of .*Reorient-v0.*"),
+        (
+            ["train", "--env", "RigidRot/Reorient-v0", "--algo", "a2c"],
+            r"--algo 'a2c' has no hyperparameter file in \S+; "
+            r"expected one of ppo, sac, td3, or a --conf-file of one's own",
+        ),
+        (
+            ["evaluate", "{tmp}", "--episodes", "1"],
+            r".* is not a training run: expected one <env>/args\.yml in it .*",
+        ),
+        (
+            ["evaluate", str(ROOT / "training/agents/ppo/RigidRot-Reorient-v0_1"), "--episodes", "0"],
+            r"episodes must be a positive integer, got 0",
+        ),
+    ],
+)
+def test_train_and_evaluate_refuse_bad_input_in_one_line_before_any_work(tmp_path, capsys, argv, match):
+    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
+    start = time.perf_counter()
+    assert main(argv) == 2
+    assert time.perf_counter() - start < 5.0  # refused before training or an episode
+    err = capsys.readouterr().err
+    assert re.fullmatch(rf"rigidrot: error: {match}\n", err), err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_evaluate_refuses_a_controller_that_cannot_fly_the_agent(capsys):
+    run = ROOT / "training/agents/ppo/RigidRot-Reorient-v0_1"
+    assert main(["evaluate", str(run), "--episodes", "1", "--compare", "pd", "bdot"]) == 2
+    err = capsys.readouterr().err
+    assert "bdot cannot command the actuators of RigidRot/Reorient-v0" in err and err.count("\n") == 1, err
+    with pytest.raises(SystemExit):  # not a controller at all: argparse's choices
+        main(["evaluate", str(run), "--compare", "nope"])
+
+
+def test_only_train_passes_unknown_options_on():
+    with pytest.raises(SystemExit) as exit_:
+        main(["demo", "--workers", "1", "--algo", "ppo"])
+    assert exit_.value.code == 2
+
+
+@pytest.mark.parametrize("argv", [["train", "--env", "RigidRot/Reorient-v0"], ["evaluate", "{run}"]])
+def test_train_and_evaluate_without_the_train_extra_name_it(argv):
+    # The [train] extra made absent the way Python's import system knows it.
+    argv = [a.replace("{run}", str(ROOT / "training/agents/ppo/RigidRot-Reorient-v0_1")) for a in argv]
+    code = (
+        "import sys\n"
+        "for name in ('torch', 'stable_baselines3', 'rl_zoo3'):\n"
+        "    sys.modules[name] = None\n"
+        "from rigidrot_gym.tools.cli import main\n"
+        f"sys.exit(main({argv!r}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2, out.stderr[-3000:]
+    assert out.stderr.count("\n") == 1 and 'pip install "rigidrot-gym[train]"' in out.stderr, out.stderr
+
+
+def test_the_hyperparameter_files_are_the_package_s_resource(tmp_path, monkeypatch):
+    from importlib import resources
+
+    from rigidrot_gym.tools import train
+
+    # importable as a package (editable install: mapped onto training/hyperparams/; wheel:
+    # shipped in it), with the checkout's files
+    folder = Path(str(resources.files("rigidrot_gym.hyperparams")))
+    checkout = ROOT / "training" / "hyperparams"
+    assert {p.name: p.read_bytes() for p in folder.glob("*.yml")} == {
+        p.name: p.read_bytes() for p in checkout.glob("*.yml")
+    }
+    assert {"ppo.yml", "sac.yml", "td3.yml"} <= {p.name for p in folder.glob("*.yml")}
+    # The default --conf-file rigidrot train adds: as typed inside the working folder,
+    # absolute outside it (a pip user's own folder).
+    argv = ["--algo", "sac", "--env", "RigidRot/Reorient-v0"]
+    monkeypatch.chdir(tmp_path)
+    added = train.with_default_conf_file(argv, train.hyperparameter_folder(), "rigidrot train")
+    assert added[:-2] == argv and added[-2] == "--conf-file"
+    assert Path(added[-1]) == folder / "sac.yml" and Path(added[-1]).is_absolute()
+    monkeypatch.chdir(folder.parent)
+    added = train.with_default_conf_file(argv, train.hyperparameter_folder(), "rigidrot train")
+    assert added[-1] == f"{folder.name}/sac.yml"
+    # a --conf-file of one's own (the zoo's spellings) is kept as given
+    for option in ("--conf-file", "-conf", "--conf-file=x.yml"):
+        own = [*argv, option, "x.yml"] if "=" not in option else [*argv, option]
+        assert train.with_default_conf_file(own, folder, "rigidrot train") == own
+    # one of the package's files by its name alone, in each spelling: its path
+    monkeypatch.chdir(tmp_path)
+    for named in (["--conf-file", "ppo_fast"], ["-conf", "ppo_fast"], ["--conf-file=ppo_fast"]):
+        resolved = train.with_default_conf_file([*argv, *named], folder, "rigidrot train")
+        assert resolved[:4] == argv and Path(resolved[-1].rsplit("=", 1)[-1]) == folder / "ppo_fast.yml"
+    # a file of that name in the working folder is the user's, and is kept
+    (tmp_path / "ppo_fast").write_text("")
+    assert train.with_default_conf_file([*argv, "--conf-file", "ppo_fast"], folder, "x")[-1] == "ppo_fast"

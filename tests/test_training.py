@@ -5,6 +5,7 @@ writes only into its output folder."""
 
 from __future__ import annotations
 
+import csv
 import hashlib
 import importlib.util
 import os
@@ -248,3 +249,52 @@ def test_evaluate_writes_only_into_its_output_folder(tmp_path):
 def test_loading_a_folder_that_is_not_a_run(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"args\.yml"):
         agents.load(tmp_path)
+
+
+def test_rigidrot_train_trains_from_a_folder_of_one_s_own(tmp_path, monkeypatch):
+    # As a pip user: the working folder outside the repository, the package's hyperparameters.
+    from importlib import resources
+
+    from stable_baselines3 import PPO
+
+    from rigidrot_gym.tools.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    argv = ["train", "--algo", "ppo", "--env", "RigidRot/Reorient-v0", "-n", "256", "--eval-freq", "-1"]
+    argv += ["--seed", "0", "--verbose", "0", "--hyperparams", "n_envs:2", "n_steps:128", "batch_size:64"]
+    assert main([*argv, "n_epochs:1"]) == 0
+    run = tmp_path / "logs" / "ppo" / "RigidRot-Reorient-v0_1"  # the zoo's default log folder
+    model = PPO.load(run / "RigidRot-Reorient-v0.zip", device="cpu")
+    env = gym.make("RigidRot/Reorient-v0")
+    action, _ = model.predict(env.reset(seed=0)[0])
+    assert action.shape == env.action_space.shape
+    assert model.num_timesteps == 256 and model.n_steps == 128 and model.n_envs == 2
+    command = (run / "RigidRot-Reorient-v0" / "command.txt").read_text().split()
+    assert command[:2] == ["rigidrot", "train"] and command[2:-2] == [*argv[1:], "n_epochs:1"]
+    conf = Path(command[-1])
+    assert command[-2] == "--conf-file" and conf.is_absolute()
+    assert conf == Path(str(resources.files("rigidrot_gym.hyperparams"))) / "ppo.yml"
+    assert conf.read_bytes() == (TRAINING / "hyperparams" / "ppo.yml").read_bytes()
+    config = agents.read_config(run)
+    expected = _hyperparameters("ppo", "RigidRot/Reorient-v0")
+    assert config["policy_kwargs"] == expected["policy_kwargs"] and config["gamma"] == expected["gamma"]
+
+
+def test_rigidrot_evaluate_compares_a_committed_agent_with_a_controller(tmp_path, capsys):
+    from rigidrot_gym.tools.cli import main
+
+    run = AGENTS / "ppo" / "RigidRot-Reorient-v0_4"
+    before = _digest(run)
+    out = tmp_path / "evaluation"
+    argv = ["evaluate", str(run), "--episodes", "2", "--compare", "quaternion_feedback", "--out", str(out)]
+    assert main(argv) == 0
+    assert _digest(run) == before
+    table = (out / "evaluation.md").read_text()
+    assert table in capsys.readouterr().out
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in table.splitlines()[2:]]
+    assert [(r[0], r[1], r[2], r[4]) for r in rows] == [
+        ("agent ppo/RigidRot-Reorient-v0_4", "RigidRot/Reorient-v0", "rk4", "2"),
+        ("quaternion_feedback", "RigidRot/Reorient-v0", "rk4", "2"),
+    ]
+    with open(out / "evaluation.csv") as f:
+        assert [row["policy"] for row in csv.DictReader(f)] == [rows[0][0], rows[1][0]]

@@ -16,6 +16,8 @@ from rigidrot_gym.attitude import scenario as scenario_module
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.task import observation_bounds, reward_bounds
+from rigidrot_gym.physics import quaternion
+from rigidrot_gym.render.options import RENDERER_OPTIONS
 from rigidrot_gym.render.options import render_options as checked_render_options
 
 # Frame rate a renderer advertises: one frame per control period, within these bounds.
@@ -58,8 +60,38 @@ def renderer_of(env, inertia: np.ndarray):
     if env._renderer is None:
         from rigidrot_gym.render import BodyRenderer
 
-        env._renderer = BodyRenderer(inertia, mode=env.render_mode, **env.render_options)
+        options = {k: v for k, v in env.render_options.items() if k in RENDERER_OPTIONS}
+        env._renderer = BodyRenderer(inertia, mode=env.render_mode, **options)
     return env._renderer
+
+
+def render_frames(env, count: int) -> list[np.ndarray]:
+    """The (H, W, 3) uint8 frames of the env's first ``count`` bodies as they are now; with
+    the ``overlay`` render option (``"rgb_array"`` only: the window of ``"human"`` shows
+    PyBullet's own picture), each under a legend and a readout of its time (s), pointing
+    error to its target (deg) and body rates (deg/s)."""
+    q, w = env.batch.body_state()
+    inertia = env.batch.inertia()
+    target = env.batch.target
+    renderer = renderer_of(env, inertia[0])
+    frames = [renderer.render(q[i], w[i], target[i], inertia=inertia[i]) for i in range(count)]
+    if not (env.render_options.get("overlay", False) and env.render_mode == "rgb_array"):
+        return frames
+    from rigidrot_gym.render.overlay import draw_overlay
+
+    # The error between the attitudes drawn (the body and the target's pale axes), the
+    # time from the body's own step count: after an episode's end a vector env's row
+    # shows its last state until the autoreset.
+    errors = np.degrees(quaternion.angle_between(target[:count], q[:count]))
+    return [
+        draw_overlay(
+            frame,
+            time_s=float(env.batch.steps[i] * env.scenario.dt),
+            pointing_error_deg=float(errors[i]),
+            body_rates=w[i],
+        )
+        for i, frame in enumerate(frames)
+    ]
 
 
 def close_renderer(env) -> None:
@@ -292,7 +324,11 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
       this episode's inertia with its axes, the target attitude as pale axes, L and ω as
       arrows. ``render_options`` passes ``width``, ``height``, ``camera_distance``,
       ``camera_yaw``, ``camera_pitch`` to :class:`~rigidrot_gym.render.BodyRenderer`
-      (checked at construction). Needs the ``[render]`` extra.
+      (checked at construction), and ``overlay`` (a bool, default False): True draws onto
+      each ``"rgb_array"`` frame a legend of those colours (top left) and a readout of the
+      simulated time (s), the pointing error to the target (deg) and the body rates
+      (body frame, deg/s; bottom left), see :mod:`rigidrot_gym.render.overlay`; without
+      it the frames are PyBullet's alone. Needs the ``[render]`` extra.
 
     ## Vectorized environment
 
@@ -352,9 +388,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
             return None
         if not self._ready:
             raise RuntimeError("call reset() before render()")
-        q, w = self.batch.body_state()
-        inertia = self.batch.inertia()[0]
-        frame = renderer_of(self, inertia).render(q[0], w[0], self.batch.target[0], inertia=inertia)
+        (frame,) = render_frames(self, 1)
         return frame if self.render_mode == "rgb_array" else None
 
     def close(self):

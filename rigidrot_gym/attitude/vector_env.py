@@ -14,7 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from rigidrot_gym.attitude import arguments
 from rigidrot_gym.attitude.batch import AttitudeBatch
-from rigidrot_gym.attitude.env import ScenarioSpec, close_renderer, configure, renderer_of
+from rigidrot_gym.attitude.env import ScenarioSpec, close_renderer, configure, render_frames
 from rigidrot_gym.attitude.result import StepResult
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.task import observation_bounds
@@ -49,7 +49,8 @@ class AttitudeVectorEnv(VectorEnv):
 
     Rendering (``[render]`` extra): ``"rgb_array"`` returns one frame per env (Gymnasium's
     vector convention, which its vector ``RecordVideo`` tiles into a grid; each frame
-    costs ≈5 ms at 320×240, so render small batches); ``"human"`` shows env 0.
+    costs ≈5 ms at 320×240, so render small batches), each with its own readout under
+    ``render_options={"overlay": True}``; ``"human"`` shows env 0.
     """
 
     metadata = {
@@ -116,12 +117,8 @@ class AttitudeVectorEnv(VectorEnv):
             return None
         if not self._ready:
             raise RuntimeError("call reset() before render()")
-        q, w = self.batch.body_state()
-        inertia = self.batch.inertia()
-        renderer = renderer_of(self, inertia[0])
-        shown = 1 if self.render_mode == "human" else self.num_envs
-        frames = tuple(renderer.render(q[i], w[i], self.batch.target[i], inertia[i]) for i in range(shown))
-        return None if self.render_mode == "human" else frames
+        frames = render_frames(self, 1 if self.render_mode == "human" else self.num_envs)
+        return None if self.render_mode == "human" else tuple(frames)
 
     def close_extras(self, **kwargs):
         close_renderer(self)

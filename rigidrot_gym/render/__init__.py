@@ -4,7 +4,8 @@
 * :mod:`~rigidrot_gym.render.scene`: the drawn objects in a PyBullet client;
 * :mod:`~rigidrot_gym.render.renderer`: :class:`BodyRenderer`, client, camera and frames;
 * :mod:`~rigidrot_gym.render.options`: its frame and camera options, checked without PyBullet;
-* :mod:`~rigidrot_gym.render.frames`: pixels to RGB, tiling frames of a vector env.
+* :mod:`~rigidrot_gym.render.frames`: pixels to RGB, tiling frames of a vector env;
+* :mod:`~rigidrot_gym.render.overlay`: the optional legend and readout drawn onto a frame.
 
 Importing this package does not import PyBullet; creating a renderer does.
 """

@@ -1,7 +1,9 @@
-"""The ``rigidrot`` command line: ``rigidrot demo``, ``simulate``, ``crosscheck`` and ``bench``.
+"""The ``rigidrot`` command line: ``rigidrot demo``, ``compile``, ``simulate``, ``crosscheck``,
+``train``, ``evaluate`` and ``bench``.
 
 Every sub-command documents itself (``rigidrot COMMAND --help``, defaults shown). Tools
-that write files write them into ``outputs/<tool>/`` unless ``--out`` names another folder.
+that write files write them into ``outputs/<tool>/`` unless ``--out`` names another folder;
+``rigidrot train`` keeps rl-baselines3-zoo's run folders, ``logs/`` unless ``-f`` names another.
 """
 
 from __future__ import annotations
@@ -75,6 +77,18 @@ def _crosscheck(args: argparse.Namespace) -> None:
     print(f"wrote crosscheck.md, crosscheck.csv, drift.md, drift.csv and the plots to {out}/")
 
 
+def _train(args: argparse.Namespace) -> None:
+    from rigidrot_gym.tools import train
+
+    train.run(args.zoo_options)
+
+
+def _evaluate(args: argparse.Namespace) -> None:
+    from rigidrot_gym.tools import evaluate
+
+    evaluate.run(args)
+
+
 def _bench_accuracy(args: argparse.Namespace) -> None:
     from rigidrot_gym.tools.bench import accuracy
 
@@ -119,7 +133,7 @@ def _bench_control(args: argparse.Namespace) -> None:
         progress=not args.no_progress,
     )
     summaries, traces = control.gather(tasks, blocks)
-    print(control.write(out, summaries, traces))
+    print(control.write(out, summaries, traces, tasks))
     episodes = sum(len(t.seeds) for t in tasks)
     print(f"{len(tasks)} tasks, {episodes} episodes; blocks in {shards}")
     print(f"wrote {out}/control.md, control.csv, control.png")
@@ -289,7 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rigidrot",
         description="Accurate rigid-body rotation: run the demo, integrate one body, cross-check PyBullet,\n"
-        "benchmark the integrators and the controllers. `rigidrot COMMAND --help` explains a command.",
+        "train and evaluate agents, benchmark the integrators and the controllers.\n"
+        "`rigidrot COMMAND --help` explains a command.",
         formatter_class=_Formatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {rigidrot_gym.__version__}")
@@ -386,13 +401,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _out(cross, "crosscheck")
 
+    _add_training(sub)
     _add_bench(sub)
     return parser
 
 
+def _add_training(sub: argparse._SubParsersAction) -> None:
+    """``rigidrot train`` (its options are rl_zoo3.train's, passed on unparsed: see
+    :func:`main`) and ``rigidrot evaluate``."""
+    from rigidrot_gym.tools import evaluate, train
+
+    tr = _command(
+        sub,
+        "train",
+        "train an agent: rl-baselines3-zoo on the batched env (the [train] extra)",
+        train.describe(),
+        _train,
+    )
+    tr.usage = "%(prog)s --env ID [--algo ALGO] [other options of rl_zoo3.train ...]"
+    ev = _command(
+        sub,
+        "evaluate",
+        "a trained agent against controllers on the same episodes (the [train] extra)",
+        evaluate.DESCRIPTION,
+        _evaluate,
+    )
+    evaluate.add_arguments(ev)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rigidrot`` console script."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    # rigidrot train hands its options to rl_zoo3.train's own parser; every other
+    # command takes only its own.
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and args.run is not _train:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.zoo_options = unknown
     try:
         _check_outputs(args)
         args.run(args)

@@ -53,6 +53,7 @@ from rigidrot_gym.physics.exact import torque_free
 from rigidrot_gym.physics.inertia import principal_frame
 from rigidrot_gym.physics.integrators import ConvergenceError
 from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.tools.bench.throughput import machine
 from rigidrot_gym.tools.report import markdown_table, write_results
 
 OURS = ("semi_implicit", "rk4", "nielsen_krenk", "strang", "yoshida4")
@@ -574,6 +575,15 @@ def ratio_table(points: list[Point], problems, engines, ours) -> str:
     return markdown_table(header, [*cells, cheapest])
 
 
+def drift_caption(rows: list[Drift]) -> str:
+    """What the long-horizon run (:func:`long_horizon`, on the tumbler) ran, in one line."""
+    tumbler = PROBLEMS[0]
+    return (
+        f"Long horizon: the tumbler (I = {tumbler.inertia} kg·m², ω0 = {tumbler.omega0} rad/s, "
+        f"q0 = {list(Q0)}), {max(r.steps for r in rows)} steps of {rows[0].dt:g} s"
+    )
+
+
 def drift_table(rows: list[Drift]) -> str:
     header = ["method", "energy drift at the end", "largest energy drift", "|L| drift at the end", "ran to"]
     cells = [
@@ -627,8 +637,13 @@ def markdown(results: Results) -> str:
     """Every table of the results, with their captions."""
     engines = [m for m in results.methods if integrators.get(m).engine]
     ours = [m for m in results.methods if not integrators.get(m).engine and m != "semi_implicit"]
+    steps = sorted({p.dt for p in results.points}, reverse=True)
     parts = [
         "# Game engines against the exact solution",
+        "",
+        f"Each method on {', '.join(f'`{p.key}`' for p in results.problems)} (the sections below) at "
+        f"dt = {', '.join(step_label(dt) for dt in steps)} s from q0 = {list(Q0)}; costs timed on "
+        f"{machine()}.",
         "",
         "Attitude error: largest over the run (rad). Energy and |L| error: largest relative "
         "difference from the reference's (drift when torque-free), at the finer step. Flip period: "
@@ -654,15 +669,7 @@ def markdown(results: Results) -> str:
         ratio_table(results.points, results.problems, engines, ours),
     ]
     if results.drifts:
-        dt, steps = results.drifts[0].dt, max(r.steps for r in results.drifts)
-        tumbler = PROBLEMS[0]
-        parts += [
-            "",
-            f"## Long horizon: the tumbler (I = {tumbler.inertia} kg·m², ω0 = {tumbler.omega0} rad/s), "
-            f"{steps} steps of {dt:g} s",
-            "",
-            drift_table(results.drifts),
-        ]
+        parts += ["", f"## {drift_caption(results.drifts)}", "", drift_table(results.drifts)]
     if results.damping:
         parts += ["", "## One step from ω0 = s·(0.4, 1.1, −0.3) rad/s, I = (1, 2, 3) kg·m²", ""]
         parts.append(damping_text(results.damping))
@@ -679,7 +686,8 @@ def write(out_dir: Path, results: Results) -> str:
     text = markdown(results)
     write_results(out_dir, "crosscheck", text, results.points)
     if results.drifts:
-        write_results(out_dir, "drift", drift_table(results.drifts), results.drifts)
+        drift = f"{drift_caption(results.drifts)}.\n\n{drift_table(results.drifts)}"
+        write_results(out_dir, "drift", drift, results.drifts)
         plots.drift(results.curves, results.drifts, out_dir / "drift.png")
     plots.work_precision(results.points, results.problems, results.methods, out_dir / "work_precision.png")
     if results.damping:

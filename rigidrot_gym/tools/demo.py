@@ -4,7 +4,9 @@
    Dzhanibekov effect). Every registered method integrates the same motion at the same
    step; the table reports the attitude error against the exact Jacobi-elliptic solution
    after several flips, the drift of the kinetic energy and of the world angular
-   momentum, and the wall time. The plot shows ω(t) per method and the energy drift.
+   momentum, and the wall time. The plot shows each method's attitude error against time,
+   the methods grouped by order. An engine whose extra is not installed is left out, and
+   the report says which extra brings it.
 2. A short GIF of the tumbling body, drawn by PyBullet (needs the ``[render]`` extra;
    without it the demo runs the rest and says in one line what the extra would add).
 3. One episode of the default environment (``RigidRot/Reorient-v0``) under a quaternion
@@ -47,10 +49,11 @@ Q0 = quat.identity()
 DT = 0.01
 DURATION = 30.0
 DEFAULT_ENV = "RigidRot/Reorient-v0"
-RENDER_HINT = (
-    "without the [render] extra: no PyBullet rows and no animation; "
-    'pip install "rigidrot-gym[render]" adds them'
-)
+# The extra that installs each foreign engine (``Method.engine``).
+ENGINE_EXTRAS = {"PyBullet": "render", "MuJoCo": "mujoco", "Basilisk": "basilisk"}
+FIGURE = "attitude_error.png"
+# Curves per panel of the figure at most: more, and colours and dashes stop telling them apart.
+PANEL_CURVES = 6
 # The arrows of the animation, as BodyRenderer draws them.
 ARROWS = (
     ("body x", "red"),
@@ -61,16 +64,17 @@ ARROWS = (
 )
 
 
-def body() -> str:
-    """The tumbler's inertia and initial body rates, in words."""
-    moments = ", ".join(f"{m:g}" for m in INERTIA)
-    rates = ", ".join(f"{w:g}" for w in OMEGA0)
+def body(inertia=INERTIA, omega0=OMEGA0) -> str:
+    """A body's (3,) principal moments (kg·m²) and initial body rates (rad/s), in words;
+    by default the tumbler's."""
+    moments = ", ".join(f"{m:g}" for m in inertia)
+    rates = ", ".join(f"{w:g}" for w in omega0)
     return f"I = ({moments}) kg·m², ω0 = ({rates}) rad/s"
 
 
-def describe(dt: float = DT, duration: float = DURATION) -> str:
-    """The tumbler in words, for titles: body, ω0, dt and duration."""
-    return f"intermediate-axis tumbler: {body()}, dt = {dt:g} s, {duration:g} s"
+def describe(dt: float = DT, duration: float = DURATION, inertia=INERTIA, omega0=OMEGA0) -> str:
+    """The tumbler in words, for titles: body, ω0, dt (s) and duration (s)."""
+    return f"intermediate-axis tumbler: {body(inertia, omega0)}, dt = {dt:g} s, {duration:g} s"
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,30 @@ class Row:
     wall_ms: float
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """Every method on the tumbler against the exact solution.
+
+    Attributes:
+        rows: the table, one row per method that ran.
+        runs: each method that ran, by name, to its trajectory (at the times ``t``).
+        t: (n,) sample times, s.
+        q_ref: (n, 4) the exact attitude (Jacobi-elliptic solution) at ``t``.
+        omega_ref: (n, 3) the exact body rates at ``t``, rad/s.
+        missing: each engine that did not run because its extra is not installed, to the
+            names of its methods.
+        problem: what ran, in words (:func:`describe`).
+    """
+
+    rows: list[Row]
+    runs: dict[str, Trajectory]
+    t: np.ndarray
+    q_ref: np.ndarray
+    omega_ref: np.ndarray
+    missing: dict[str, list[str]]
+    problem: str
+
+
 def compare_methods(
     q0=Q0,
     omega0=OMEGA0,
@@ -92,18 +120,20 @@ def compare_methods(
     dt: float = DT,
     duration: float = DURATION,
     pool: Executor | None = None,
-) -> tuple[list[Row], dict]:
-    """Run every torque-free-capable method (on ``pool``'s workers if given, else here);
-    return the table rows and the trajectories."""
+) -> Comparison:
+    """Run every torque-free-capable method (on ``pool``'s workers if given, else here)
+    against the exact solution."""
     steps = round(duration / dt)
-    q_ref, w_ref = torque_free(q0, omega0, inertia, dt * np.arange(steps + 1))
+    t = dt * np.arange(steps + 1)
+    q_ref, w_ref = torque_free(q0, omega0, inertia, t)
     names = integrators.names()
     job = functools.partial(_method_run, q0=q0, omega0=omega0, inertia=inertia, dt=dt, steps=steps)
     results = (pool or _InProcess()).map(job, names)
-    rows, runs = [], {}
+    rows, runs, missing = [], {}, {}
     for name, (traj, wall) in zip(names, results, strict=True):
         if traj is None:
-            continue  # an engine whose extra is not installed
+            missing.setdefault(integrators.get(name).engine, []).append(name)
+            continue
         rows.append(
             Row(
                 method=name,
@@ -115,8 +145,14 @@ def compare_methods(
             )
         )
         runs[name] = traj
-    runs["exact"] = (dt * np.arange(steps + 1), w_ref)
-    return rows, runs
+    return Comparison(rows, runs, t, q_ref, w_ref, missing, describe(dt, duration, inertia, omega0))
+
+
+def install_hint(engine: str, adds: list[str]) -> str:
+    """One line: ``engine`` (a ``Method.engine``) is not installed, the pip command of its
+    extra, and what that adds (``adds``, joined by "and")."""
+    extra = ENGINE_EXTRAS[engine]
+    return f'{engine} not installed: pip install "rigidrot-gym[{extra}]" adds {" and ".join(adds)}'
 
 
 class _InProcess(Executor):
@@ -167,91 +203,83 @@ def format_table(rows: list[Row]) -> str:
     return markdown_table(header, cells)
 
 
-def plot(runs: dict, path: Path) -> None:
-    """:func:`figure` of ``runs`` as a PNG."""
+def panels(names: list[str]) -> list[tuple[str, list[str]]]:
+    """``names`` grouped for the figure, as (title, names) in registration order: the
+    library's methods by order (first, second, higher and exact), then the engines' (first
+    and second order, higher); a group of more than :data:`PANEL_CURVES` is cut into parts."""
+    groups = (
+        ("first order", lambda m: not m.engine and m.order == 1),
+        ("second order", lambda m: not m.engine and m.order == 2),
+        ("higher order, and exact", lambda m: not m.engine and m.order not in (1, 2)),
+        ("engines, first and second order", lambda m: m.engine and m.order in (1, 2)),
+        ("engines, higher order", lambda m: m.engine and m.order not in (1, 2)),
+    )
+    out = []
+    for title, member in groups:
+        chosen = [n for n in names if member(integrators.get(n))]
+        parts = [chosen[i : i + PANEL_CURVES] for i in range(0, len(chosen), PANEL_CURVES)]
+        for k, part in enumerate(parts):
+            out.append((f"{title} ({k + 1}/{len(parts)})" if len(parts) > 1 else title, part))
+    return out
+
+
+def plot(comparison: Comparison, path: Path) -> None:
+    """:func:`figure` of ``comparison`` as a PNG."""
     import matplotlib.pyplot as plt
 
-    fig = figure(runs)
+    fig = figure(comparison.runs, comparison.q_ref, comparison.problem)
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
-def figure(runs: dict) -> Figure:
-    """ω(t) of each method over the exact solution (one panel per method), and the
-    relative energy drift of every method (bottom panel): a matplotlib figure. ``runs``
-    maps each method's name to its :class:`Trajectory` and ``"exact"`` to the reference
-    ``(t, ω)``."""
+def figure(runs: dict[str, Trajectory], q_ref: np.ndarray, problem: str) -> Figure:
+    """The attitude error of each method against the exact solution over time, log scale,
+    one panel per group of :func:`panels` (its own key beside it): a matplotlib figure.
+    ``runs`` maps each method's name to its :class:`Trajectory`; ``q_ref`` is the (n, 4)
+    exact attitude at the trajectories' n times; ``problem`` (:func:`describe`) goes into
+    the title."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.lines import Line2D
 
-    names = [n for n in runs if n != "exact"]
-    t_ref, w_ref = runs["exact"]
-    columns = 3
-    rows = -(-len(names) // columns)
-    height = 2.1 * rows + 4.6  # inches
-    fig = plt.figure(figsize=(13, height))
-    # Margins fixed (the top and bottom ones in inches, for the title, the key and the axis
-    # labels) where tight_layout would measure every tick label: half the plot's time, at
-    # the end of a cold demo.
-    grid = fig.add_gridspec(
-        rows + 2,
-        columns,
-        height_ratios=[1.0] * rows + [0.25, 1.6],
-        left=0.062,
-        right=0.862,
-        top=1.0 - 1.31 / height,
-        bottom=0.61 / height,
-        wspace=0.122,
-        hspace=0.441,
-    )
-    for k, name in enumerate(names):
-        ax = fig.add_subplot(grid[k // columns, k % columns])
-        for i, colour in enumerate("rgb"):
-            ax.plot(t_ref, w_ref[:, i], color=colour, lw=3.0, alpha=0.25)
-            ax.plot(runs[name].t, runs[name].omega[:, i], color=colour, lw=0.9)
-        ax.set_title(name, fontsize=9)
+    groups = panels(list(runs))
+    height = 2.3 * len(groups) + 1.3  # inches
+    fig, axes = plt.subplots(len(groups), 1, figsize=(11, height), sharex=True, sharey=True, squeeze=False)
+    # Margins fixed (the top and bottom ones in inches, for the title and the axis labels)
+    # where tight_layout would measure every tick label; the right one holds the keys.
+    fig.subplots_adjust(left=0.08, right=0.73, top=1.0 - 0.95 / height, bottom=0.5 / height, hspace=0.32)
+    for ax, (title, names) in zip(axes[:, 0], groups, strict=True):
+        styles = method_styles(names)
+        zeros = {}
+        for name in names:
+            run = runs[name]
+            # From the first step on: at t = 0 every method starts on the exact attitude.
+            # An error of exactly 0 has no place on the log axis: floored() draws it at
+            # ZERO_FLOOR (1e-17 deg, below the ≈1e-14 deg that one rounding of a unit
+            # quaternion's component amounts to), and the panel's title says so.
+            error, zero = floored(np.degrees(quat.angle_between(run.q[1:], q_ref[1:])))
+            if zero:
+                zeros[name] = zero
+            order = integrators.get(name).order
+            label = f"{name} ({'exact' if order == 0 else f'order {order}'})"
+            every = max(1, len(error) // 12)
+            ax.semilogy(run.t[1:], error, label=label, lw=1.1, markevery=every, ms=4, **styles[name])
+        note = floor_note(zeros, "error")
+        ax.set_title(title + (f" — {note}" if note else ""), fontsize=9, loc="left")
+        ax.set_ylabel("attitude error (deg)", fontsize=8)
         ax.tick_params(labelsize=7)
-        if k % columns == 0:
-            ax.set_ylabel("ω (rad/s)", fontsize=8)
-        if k // columns == rows - 1:
-            ax.set_xlabel("t (s)", fontsize=8)
-    key = [
-        Line2D([], [], color=c, lw=0.9, label=f"ω{a}, the method") for a, c in zip("xyz", "rgb", strict=True)
-    ]
-    key += [Line2D([], [], color="grey", lw=3.0, alpha=0.4, label="exact solution (Jacobi elliptic)")]
-    fig.legend(
-        handles=key, loc="upper right", ncol=4, fontsize=8, bbox_to_anchor=(0.99, 0.975), frameon=False
-    )
-
-    drift_ax = fig.add_subplot(grid[rows + 1, :])
-    styles = method_styles(names)
-    zeros = {}
-    for name in names:
-        # From the first step on: at t = 0 every drift is 0 by definition.
-        energy = runs[name].kinetic_energy
-        drift, zero = floored(np.abs(energy[1:] - energy[0]) / energy[0])
-        if zero:
-            zeros[name] = zero
-        every = max(1, len(drift) // 12)
-        drift_ax.semilogy(runs[name].t[1:], drift, label=name, lw=1.1, markevery=every, ms=4, **styles[name])
-    drift_ax.set_ylabel("energy drift |T(t) − T(0)| / T(0)", fontsize=8)
-    drift_ax.set_xlabel("t (s)", fontsize=8)
-    drift_ax.grid(True, which="major", alpha=0.3)
-    drift_ax.legend(
-        fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), title="method", title_fontsize=8
-    )
-    # Wrapped: with every engine installed, the note is wider than the figure.
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5), title="method", title_fontsize=8)
+    axes[-1, 0].set_xlabel("t (s)", fontsize=8)
+    # Wrapped: the problem and the measure do not fit one line at this width.
     title = textwrap.wrap(
-        f"Energy drift, log scale (the exact solution's is 0 by construction). {floor_note(zeros, 'drift')}",
-        150,
+        "Attitude error against the exact solution (rotation angle from the exact attitude, log "
+        f"scale) — {problem}",
+        110,
+        break_on_hyphens=False,
     )
-    drift_ax.set_title("\n".join(title), fontsize=9, loc="left")
-    fig.suptitle(
-        f"ω(t) of every method against the exact solution — {describe()}", fontsize=11, x=0.01, ha="left"
-    )
+    fig.suptitle("\n".join(title), fontsize=10, x=0.01, ha="left")
     return fig
 
 
@@ -351,8 +379,10 @@ def annotate(frames: list[np.ndarray], t: np.ndarray) -> list[np.ndarray]:
 
 
 def run(out_dir: Path, workers: int | None = None) -> str:
-    """Run the demo, write ``methods.md``, ``omega.png``, ``control.md`` and (with the
-    ``[render]`` extra) ``tumbler.gif`` into ``out_dir``; return the report.
+    """Run the demo, write ``methods.md`` (the problem, then the table),
+    ``attitude_error.png`` (:func:`figure`), ``control.md`` and (with the ``[render]``
+    extra) ``tumbler.gif`` into ``out_dir``; return the report. Each engine whose extra is
+    not installed is named in both, with the extra that brings it.
 
     Its parts run on ``workers`` processes (default: one per core; 1: in this process): the
     methods, the animation and the control episode are independent, and a cold run is
@@ -366,18 +396,20 @@ def run(out_dir: Path, workers: int | None = None) -> str:
     with ProcessPoolExecutor(workers, mp_context=spawn) if workers > 1 else _InProcess() as pool:
         gif = pool.submit(tumble_gif, out_dir / "tumbler.gif")
         control = pool.submit(control_episode)
-        rows, runs = compare_methods(pool=pool)
-        table = format_table(rows)
-        (out_dir / "methods.md").write_text(table + "\n")
-        plot(runs, out_dir / "omega.png")
-        header = f"{describe()[0].upper()}{describe()[1:]}; errors against the exact solution."
-        files = ["methods.md", "omega.png", "control.md"]
+        comparison = compare_methods(pool=pool)
+        plot(comparison, out_dir / FIGURE)
+        files = ["methods.md", FIGURE, "control.md"]
+        adds = {engine: [f"the rows {', '.join(names)}"] for engine, names in comparison.missing.items()}
         try:
             gif.result()
             files.append("tumbler.gif")
         except DependencyNotInstalled:
-            header += f"\n({RENDER_HINT})"
+            adds.setdefault("PyBullet", []).append("the animation")
         episode = control.result()
+    problem = f"{comparison.problem[0].upper()}{comparison.problem[1:]}; errors against the exact solution."
+    hints = [install_hint(engine, what) for engine, what in adds.items()]
+    methods = "\n\n".join([problem, *(["\n".join(hints)] if hints else []), format_table(comparison.rows)])
+    (out_dir / "methods.md").write_text(methods + "\n")
     (out_dir / "control.md").write_text(episode + "\n")
     written = ", ".join(files)
-    return f"{header}\n\n{table}\n\n{episode}\n\nWrote {written} into {out_dir}/"
+    return f"{methods}\n\n{episode}\n\nWrote {written} into {out_dir}/"

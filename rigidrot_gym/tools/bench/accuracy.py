@@ -35,6 +35,7 @@ from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.exact import torque_free
 from rigidrot_gym.physics.heavy_top import HeavyTop
 from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.tools.bench.throughput import machine
 from rigidrot_gym.tools.report import markdown_table
 
 SEED = 20240601
@@ -457,10 +458,20 @@ def _drift_table(drifts: list[Drift]) -> str:
     return "\n".join(lines)
 
 
+def statement(problems_: list[Problem], batch: int) -> str:
+    """What a run ran, in one line for the top of its tables: each problem's body, start
+    rates, duration and steps, the perturbed batch and its seed, and the machine timed on."""
+    return (
+        f"Problems, each on {batch} bodies perturbed from its start (seed {SEED}): "
+        f"{'; '.join(_describe(p) for p in problems_)}. Timed on {machine()}."
+    )
+
+
 def accuracy_markdown(problems_: list[Problem], points, orders, drifts, methods, batch: int) -> str:
-    """The readable report: one table per problem and the drift table."""
+    """The readable report: what ran, one table per problem and the drift table."""
     intro = (
         "# Accuracy against cost\n\n"
+        f"{statement(problems_, batch)}\n\n"
         f"Error: max over {batch} perturbed bodies of the final attitude error (rad) plus the "
         "relative body-rate error |ω − ω_ref|/|ω_ref|. Wall time: the whole batch, best of "
         f"{REPEATS}, compile time excluded. Measured order: slope of log error against log dt "
@@ -472,10 +483,13 @@ def accuracy_markdown(problems_: list[Problem], points, orders, drifts, methods,
 
 
 def headline_markdown(problems_: list[Problem], points, orders, drifts, methods, batch: int) -> str:
-    """The README table: error per problem at its reference step, measured orders, drifts, cost."""
+    """The Integrators page's table (under :func:`statement`): error per problem at its
+    reference step, measured orders, drifts, cost."""
     steps = ", ".join(f"{p.key} {p.dt_ref:g} s (T = {p.duration:g} s)" for p in problems_)
     head = [f"err {p.key}" for p in problems_] + [f"order {p.key}" for p in problems_]
     lines = [
+        statement(problems_, batch),
+        "",
         f"Error: max over {batch} bodies of final attitude error (rad) + relative rate error, at dt = "
         f"{steps}. Order: measured slope of log error vs log dt. Drifts: max relative drift over "
         f"{drifts[0].steps} steps of {drifts[0].dt:g} s on the free body (L: world angular momentum vector). "
@@ -496,13 +510,13 @@ def headline_markdown(problems_: list[Problem], points, orders, drifts, methods,
 
 
 def _describe(problem: Problem) -> str:
-    """A problem in words for a plot title: body, ω0, duration and the step sizes."""
+    """A problem in words: body, ω0, duration and the step sizes."""
     inertia = np.asarray(problem.inertia)
     moments = np.diag(inertia) if inertia.ndim == 2 else inertia
     rates = ", ".join(f"{w:g}" for w in problem.omega0)
     return (
         f"{problem.title}: I = ({', '.join(f'{m:g}' for m in moments)}) kg·m², ω0 = ({rates}) rad/s, "
-        f"T = {problem.duration:g} s, dt = {problem.steps[0]:g} … {problem.steps[-1]:g} s (one marker per dt)"
+        f"T = {problem.duration:g} s, dt = {problem.steps[0]:g} … {problem.steps[-1]:g} s"
     )
 
 
@@ -540,7 +554,7 @@ def plot(problems_: list[Problem], points: list[Point], methods: list[str], path
         for ax in row:
             ax.set_ylabel("error (rad + relative)")
             ax.grid(True, which="major", alpha=0.3)
-        row[0].set_title(_describe(problem), fontsize=9.5, loc="left")
+        row[0].set_title(f"{_describe(problem)} (one marker per dt)", fontsize=9.5, loc="left")
         absent = [m for m in methods if not _select(points, problem.key, m)]
         lines = [floor_note(zeros, "error")] if zeros else []
         if no_torque:

@@ -348,6 +348,41 @@ def format_table(summaries: list[Summary]) -> str:
     return markdown_table(header, cells, "lllrrrrrrr")
 
 
+def _runs(values: Sequence[int]) -> str:
+    """Integers as runs: ``0–19, 40, 50–59``."""
+    values = sorted(values)
+    runs: list[list[int]] = []
+    for v in values:
+        if runs and v == runs[-1][1] + 1:
+            runs[-1][1] = v
+        else:
+            runs.append([v, v])
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs)
+
+
+def statement(tasks: Sequence[Task]) -> str:
+    """What a campaign ran, in one line for the top of its table: the seeds, and each
+    scenario's body, control period, episode limit and integrator as its tasks carry them."""
+    seeds = {seed for task in tasks for seed in task.seeds}
+    scenarios = {task.scenario: task.spec for task in tasks}
+    words = []
+    for name, spec in scenarios.items():
+        inertia = np.asarray(spec.inertia, dtype=float)
+        if np.count_nonzero(inertia - np.diag(np.diag(inertia))):
+            label, moments = "principal moments ", np.linalg.eigvalsh(inertia)
+        else:
+            label, moments = "J = diag", np.diag(inertia)
+        body = f"{label}({', '.join(f'{m:g}' for m in moments)}) kg·m²"
+        words.append(
+            f"{name}: {body}, dt = {spec.dt:g} s, at most {spec.max_episode_steps} steps "
+            f"({spec.dt * spec.max_episode_steps:g} s), integrator {spec.integrator}"
+        )
+    return (
+        f"One episode per seed and row, seeds {_runs(seeds)}; {'; '.join(words)}. True inertia ×s: the "
+        "body's inertia scaled by s, the policy keeping the nominal estimate."
+    )
+
+
 def plot(traces: dict, path: Path) -> None:
     """:func:`figure` of ``traces`` as a PNG."""
     import matplotlib.pyplot as plt
@@ -408,9 +443,12 @@ def figure(traces: dict) -> Figure:
     return fig
 
 
-def write(out_dir: Path, summaries: list[Summary], traces: dict) -> str:
-    """``control.md``, ``control.csv`` and ``control.png`` into ``out_dir``; the table."""
+def write(out_dir: Path, summaries: list[Summary], traces: dict, tasks: Sequence[Task] = ()) -> str:
+    """``control.md``, ``control.csv`` and ``control.png`` into ``out_dir``; the Markdown:
+    the table, under :func:`statement` of ``tasks`` (the plan that gave the summaries)
+    when given."""
     table = format_table(summaries)
-    write_results(out_dir, "control", table, summaries)
+    text = f"{statement(tasks)}\n\n{table}" if tasks else table
+    write_results(out_dir, "control", text, summaries)
     plot(traces, out_dir / "control.png")
-    return table
+    return text
