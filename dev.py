@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Set up and run the project with nothing but Python: ``python3 dev.py demo`` / ``python3 dev.py test``.
 
-Both create ``.venv`` on first use with everything the README uses (the package with the
-extras of :data:`INSTALLS`) and reinstall into it whenever pyproject.toml
-changes; then ``demo`` runs ``rigidrot demo`` and ``test`` runs ruff and pytest. pip's own
-output shows the progress of an install.
+Each command installs what it needs into ``.venv`` on first use (created if missing) and
+again whenever pyproject.toml changes, then runs: ``demo`` installs the package with the
+engines the demo compares (:data:`INSTALLS` ``["demo"]``) and runs ``rigidrot demo``;
+``test`` adds the rest (torch, training, Ray, the docs tools, the test tools) and runs
+ruff and pytest. pip's own output shows the progress of an install.
 """
 
 from __future__ import annotations
@@ -19,10 +20,25 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
-# What the set-up installs, in order. torch comes first, pinned to the CPU build the
-# project is tested with: left to the [train] extra's range, pip would pick a build that
-# pulls several GB of CUDA packages.
-INSTALLS = [["torch==2.13.0"], ["-e", ".[render,train,dev,ray,rllib,mujoco,basilisk,docs]"]]
+# What each command installs, in order. The test set holds the demo's, so after `test`
+# the demo installs nothing. torch comes first, pinned to the CPU build the project is
+# tested with: left to the [train] extra's range, pip would pick a build that pulls
+# several GB of CUDA packages.
+INSTALLS = {
+    "demo": [["-e", ".[render,mujoco,basilisk]"]],
+    "test": [["torch==2.13.0"], ["-e", ".[render,train,dev,ray,rllib,mujoco,basilisk,docs]"]],
+}
+# The installs that hold everything a command needs.
+SUFFICES = {"demo": ("demo", "test"), "test": ("test",)}
+# What a first install and a run take on a 2-core machine (printed before they start, so
+# that a long wait is expected; README, "Install").
+EXPECTED = {
+    "demo": ("about 1 minute", "about 1 minute the first time (it compiles), 10 s after"),
+    "test": (
+        "about 4 minutes",
+        "about 17 minutes of pytest the first time (it compiles), 7 after; --fast 2-8",
+    ),
+}
 COMMANDS = {
     "demo": [[str(BIN / "rigidrot"), "demo", *sys.argv[2:]]],
     "test": [
@@ -39,19 +55,22 @@ def _run(cmd: list[str]) -> None:
     subprocess.run(cmd, cwd=ROOT, check=True)
 
 
-def _install() -> None:
+def _stamp(command: str) -> Path:
     digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
-    stamp = VENV / f".installed-{digest}"
-    if stamp.exists():
+    return VENV / f".installed-{command}-{digest}"
+
+
+def _install(command: str) -> None:
+    if any(_stamp(c).exists() for c in SUFFICES[command]):
         return
-    print(f"Setting up {VENV} (once, and again when pyproject.toml changes; a few minutes)", flush=True)
+    print(f"Setting up {VENV} for `{command}` ({EXPECTED[command][0]}, once)", flush=True)
     start = time.perf_counter()
     if not VENV.exists():
         venv.create(VENV, with_pip=True)
         _run([str(BIN / "python"), "-m", "pip", "install", "--upgrade", "pip"])
-    for args in INSTALLS:
+    for args in INSTALLS[command]:
         _run([str(BIN / "python"), "-m", "pip", "install", *args])
-    stamp.touch()
+    _stamp(command).touch()
     print(f"Set up {VENV} in {time.perf_counter() - start:.0f} s; `source .venv/bin/activate` to use it")
 
 
@@ -59,9 +78,11 @@ def main() -> int:
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         print(f"usage: python3 dev.py {{{'|'.join(COMMANDS)}}} [args...]", file=sys.stderr)
         return 2
-    _install()
+    command = sys.argv[1]
+    _install(command)
+    print(f"Running `{command}`: {EXPECTED[command][1]} on a 2-core machine", flush=True)
     try:
-        for cmd in COMMANDS[sys.argv[1]]:
+        for cmd in COMMANDS[command]:
             _run(cmd)
     except subprocess.CalledProcessError as err:
         return err.returncode

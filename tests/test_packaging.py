@@ -1,12 +1,15 @@
 """Installation: what ``import rigidrot_gym`` pulls in, extras that state ranges, and a
-non-editable wheel that carries the licence and the scenario files and registers the envs."""
+sdist and wheel (``python -m build``) that carry the licence and the scenario files and, installed
+in a fresh venv, register the envs."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
+import sysconfig
+import tarfile
+import venv
 import zipfile
 from pathlib import Path
 
@@ -45,17 +48,39 @@ def _source_copy(folder: Path) -> Path:
     return folder
 
 
+def _fresh_venv(folder: Path) -> Path:
+    """A new virtual environment whose own site-packages is empty, its Python returned.
+
+    The dependencies (numpy, numba, gymnasium, ...) are this interpreter's, put on the path
+    after the venv's own site-packages by a ``.pth`` line. A path added that way is not a
+    site directory, so the ``.pth`` files in it (this checkout's editable install) are not
+    run: ``rigidrot_gym`` can only come from what is installed into the venv."""
+    venv.create(folder, with_pip=False)
+    python = folder / ("Scripts" if sys.platform == "win32" else "bin") / "python"
+    ask = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    own = subprocess.run([python, "-c", ask], capture_output=True, text=True, check=True).stdout.strip()
+    ours = sysconfig.get_paths()["purelib"]
+    Path(own, "dependencies.pth").write_text(ours + "\n")
+    return python
+
+
 @pytest.mark.slow
-def test_wheel_ships_the_scenarios_and_registers_the_envs(tmp_path):
+def test_the_sdist_and_wheel_install_and_run_in_a_fresh_venv(tmp_path):
     source = _source_copy(tmp_path / "source")
     before = sorted(p.name for p in ROOT.iterdir())
+    dist = tmp_path / "dist"
+    # python -m build: the sdist, then the wheel built from the unpacked sdist, so a file
+    # the sdist forgets is missing from the wheel too.
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(source), "-w", str(tmp_path)],
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(source)],
         check=True,
         capture_output=True,
     )
     assert sorted(p.name for p in ROOT.iterdir()) == before  # nothing built in the checkout
-    (wheel,) = tmp_path.glob("rigidrot_gym-*.whl")
+    (sdist,) = dist.glob("rigidrot_gym-*.tar.gz")
+    (wheel,) = dist.glob("rigidrot_gym-*.whl")
+    sdist_names = {n.split("/", 1)[1] for n in tarfile.open(sdist).getnames() if "/" in n}
+    assert {"README.md", "LICENSE", "pyproject.toml", "envs/reorient.toml"} <= sdist_names
     names = zipfile.ZipFile(wheel).namelist()
     (metadata,) = [n for n in names if n.endswith(".dist-info/METADATA")]
     text = zipfile.ZipFile(wheel).read(metadata).decode()
@@ -63,18 +88,21 @@ def test_wheel_ships_the_scenarios_and_registers_the_envs(tmp_path):
     assert metadata.replace("METADATA", "licenses/LICENSE") in names
     shipped = sorted(n for n in names if n.startswith("rigidrot_gym/scenarios/"))
     assert shipped == sorted(f"rigidrot_gym/scenarios/{p.name}" for p in (ROOT / "envs").glob("*.toml"))
-    target = tmp_path / "site"
+    python = _fresh_venv(tmp_path / "venv")
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps", str(wheel)],
         check=True,
         capture_output=True,
     )
     code = (
-        "import gymnasium as gym, rigidrot_gym; "
-        f"assert rigidrot_gym.__file__.startswith({str(target)!r}); "
+        "import gymnasium as gym, rigidrot_gym, sys; "
+        "assert rigidrot_gym.__file__.startswith(sys.prefix), rigidrot_gym.__file__; "
         "env = gym.make('rigidrot_gym:RigidRot/Slew-v0'); print(env.reset(seed=0)[0].shape)"
     )
-    env = {**os.environ, "PYTHONPATH": str(target)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
+    out = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "(7,)"
+    # the console script of the installed wheel
+    script = python.parent / "rigidrot"
+    out = subprocess.run([script, "--help"], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0 and "demo" in out.stdout, out.stderr

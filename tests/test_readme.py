@@ -1,7 +1,9 @@
-"""Every command and code block of the README runs as written, after the quick start.
+"""Every command and code block of the README and of the docs' pages runs as written, after
+the install.
 
-The blocks are read from README.md itself (fenced ``bash`` and ``python`` blocks), so a
-command added, changed or removed there is tested as it reads. What the quick start
+The blocks are read from README.md and ``docs/**/*.md`` themselves (fenced ``bash`` and
+``python`` blocks; an indented block is shown, not run), so a command added, changed or
+removed there is tested as it reads. What the quick start
 does (``python3 dev.py ...``, ``source .venv/bin/activate``) this test stands in for:
 it runs every command with this interpreter's environment first on ``PATH``. Commands
 run in a scratch copy of ``training/``, so one that writes (``--out
@@ -28,12 +30,14 @@ pytestmark = pytest.mark.readme
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+# Where commands are written: the README first, then the pages of the docs.
+SOURCES = (README, *sorted((ROOT / "docs").rglob("*.md")))
 # The quick start itself: what this test's environment already is.
 SETUP = ("python3 dev.py", "source .venv/bin/activate")
 # Options whose value sets a command's budget, and the short value used here.
 SHORT_VALUES = {"--seeds": "2", "--episodes": "3", "-n": "300"}
 # Training commands (by the tokens they start with): a few hundred steps on two small envs.
-TRAINING = (("python", "-m", "rl_zoo3.train"), ("python", "training/train.py"))
+TRAINING = (("python", "-m", "rl_zoo3.train"), ("python", "training/train.py"), ("rigidrot", "train"))
 TRAINING_BUDGET = [
     "-n",
     "256",
@@ -47,13 +51,15 @@ TRAINING_BUDGET = [
 TRAINING_BUDGET += ["n_epochs:1"]
 
 
-def blocks(language: str) -> list[str]:
-    """The fenced ``language`` blocks of the README, in order."""
-    return re.findall(rf"^```{language}\n(.*?)^```", README.read_text(), flags=re.M | re.S)
+def blocks(language: str, sources: tuple[Path, ...] = SOURCES) -> list[str]:
+    """The fenced ``language`` blocks of ``sources``, in order."""
+    pattern = rf"^```{language}\n(.*?)^```"
+    return [block for path in sources for block in re.findall(pattern, path.read_text(), flags=re.M | re.S)]
 
 
 def commands() -> list[str]:
-    """The README's shell commands (continuation lines joined), the set-up excluded."""
+    """The shell commands of the README and the docs (continuation lines joined), the set-up
+    excluded."""
     found = []
     for block in blocks("bash"):
         for line in block.replace("\\\n", " ").splitlines():
@@ -99,7 +105,8 @@ def workdir(tmp_path_factory) -> Path:
 
 def test_the_readme_has_commands_and_code():
     assert len(commands()) >= 8 and len(blocks("python")) >= 2
-    assert "python3 dev.py demo" in blocks("bash")[0]
+    assert "python3 dev.py demo" in blocks("bash", (README,))[0]
+    assert len(blocks("python", (README,))) >= 2
 
 
 @pytest.mark.parametrize("command", commands())

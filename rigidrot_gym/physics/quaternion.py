@@ -1,6 +1,6 @@
 """Unit quaternions for attitude, batched over any leading shape.
 
-Conventions (the same everywhere in rigidrot_gym, and in the README):
+Conventions (the same everywhere in rigidrot_gym, and in the README and the docs):
 
 * Quaternions are **scalar-first** ``[w, x, y, z]`` and multiply by the **Hamilton
   product**: ``(a, u)(b, v) = (ab - u·v, a v + b u + u × v)``.
