@@ -51,8 +51,8 @@ from rigidrot_gym.physics.gyro import GyroModel
 from rigidrot_gym.physics.jit import jitable, kernel
 from rigidrot_gym.physics.quaternion import qconj, qexp, qmul, qnormalize, qrotate_inv, sinc
 
-# Rows of the filter's state: the attitude error δϑ, then the bias error Δβ.
-ATTITUDE, BIAS, STATES = slice(0, 3), slice(3, 6), 6
+# Size of the filter's state: the attitude error δϑ (rows 0-2), then the bias error Δβ (3-5).
+STATES = 6
 # Below this θ = |ω̂| Δt, (θ − sin θ)/θ³ is its series (the difference cancels).
 _SERIES = 1e-2
 
