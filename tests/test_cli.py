@@ -17,7 +17,7 @@ from compilations import COUNT_COMPILATIONS
 from reference import angle, body_to_world, solve
 
 from rigidrot_gym.physics import integrators
-from rigidrot_gym.tools.cli import build_parser, main
+from rigidrot_gym.tools.cli import build_parser, expected_duration, main
 
 try:
     import tomllib
@@ -441,3 +441,21 @@ def test_the_hyperparameter_files_are_the_package_s_resource(tmp_path, monkeypat
     # a file of that name in the working folder is the user's, and is kept
     (tmp_path / "ppo_fast").write_text("")
     assert train.with_default_conf_file([*argv, "--conf-file", "ppo_fast"], folder, "x")[-1] == "ppo_fast"
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["bench", "accuracy"], "rigidrot bench accuracy: about 4 minutes"),
+        (["bench", "throughput"], "rigidrot bench throughput: about a minute"),
+        (["crosscheck"], "rigidrot crosscheck: about 30 minutes"),
+        (["demo"], "rigidrot demo: about a minute"),
+        (["bench", "accuracy", "--quick"], None),
+        (["crosscheck", "--quick"], None),
+        (["simulate"], None),
+    ],
+)
+def test_a_long_command_says_how_long_it_takes_before_it_starts(argv, expected):
+    args, _ = build_parser().parse_known_args(argv)
+    notice = expected_duration(args)
+    assert notice == expected if expected is None else notice.startswith(expected)

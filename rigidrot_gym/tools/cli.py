@@ -429,6 +429,24 @@ def _add_training(sub: argparse._SubParsersAction) -> None:
     evaluate.add_arguments(ev)
 
 
+# What the long commands take on a 2-core machine in full (not --quick), said before they
+# start: a user then knows whether to wait or come back.
+EXPECTED = {
+    _demo: "about a minute the first time (numba compiles every method), 10 s after",
+    _crosscheck: "about 30 minutes (--quick: a minute)",
+    _bench_accuracy: "about 4 minutes (--quick: seconds)",
+    _bench_throughput: "about a minute (--quick: seconds)",
+}
+
+
+def expected_duration(args: argparse.Namespace) -> str | None:
+    """The line said before a long command starts (stderr), or None for a short one."""
+    if args.run not in EXPECTED or getattr(args, "quick", False):
+        return None
+    name = {_demo: "demo", _crosscheck: "crosscheck"}.get(args.run, f"bench {args.run.__name__[7:]}")
+    return f"rigidrot {name}: {EXPECTED[args.run]} on a 2-core machine"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``rigidrot`` console script."""
     parser = build_parser()
@@ -440,6 +458,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.zoo_options = unknown
     try:
         _check_outputs(args)
+        notice = expected_duration(args)
+        if notice is not None:
+            print(notice, file=sys.stderr, flush=True)
         args.run(args)
     except (ValueError, RuntimeError, DependencyNotInstalled) as err:
         # One line, never a traceback: a bad argument, an output path that cannot be
