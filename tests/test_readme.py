@@ -2,8 +2,9 @@
 the install.
 
 The blocks are read from README.md and ``docs/**/*.md`` themselves (fenced ``bash`` and
-``python`` blocks; an indented block is shown, not run), so a command added, changed or
-removed there is tested as it reads. What the quick start
+``python`` blocks; an indented block, or a fenced one with a title such as ``python
+title="... (excerpt)"``, is shown, not run), so a command added, changed or removed there
+is tested as it reads. What the quick start
 does (``python3 dev.py ...``, ``source .venv/bin/activate``) this test stands in for:
 it runs every command with this interpreter's environment first on ``PATH``. Commands
 run in a scratch copy of ``training/``, so one that writes (``--out
