@@ -432,7 +432,7 @@ def _add_training(sub: argparse._SubParsersAction) -> None:
 # What the long commands take on a 2-core machine in full (not --quick), said before they
 # start: a user then knows whether to wait or come back.
 EXPECTED = {
-    _demo: "about a minute the first time (numba compiles every method), 10 s after",
+    _demo: "about 30 s the first time (numba compiles every method), 6 s after",
     _crosscheck: "about 30 minutes (--quick: a minute)",
     _bench_accuracy: "about 4 minutes (--quick: seconds)",
     _bench_throughput: "about a minute (--quick: seconds)",
