@@ -124,12 +124,15 @@ def test_help_is_plain_words_with_the_defaults():
     )
 
 
-def test_the_control_benchmark_help_names_every_controller():
+def test_the_control_benchmark_help_names_every_controller_and_id():
     from rigidrot_gym.control import CONTROLLERS
 
     text = dict(_subparsers(build_parser()))["control"].format_help()
     flat = " ".join(text.split())
     assert all(name in flat for name in CONTROLLERS) and len(CONTROLLERS) >= 5, flat
+    # the ids from the scenario files themselves, not from the code that lists them
+    ids = [re.search(r'^id = "(.+)"', p.read_text(), re.M).group(1) for p in (ROOT / "envs").glob("*.toml")]
+    assert len(ids) >= 8 and all(i in flat for i in ids), flat
 
 
 def test_every_tool_writes_under_outputs_unless_told_otherwise():

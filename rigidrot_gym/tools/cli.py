@@ -251,7 +251,10 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         "(default: every controller)",
     )
     ctl.add_argument(
-        "--scenarios", nargs="+", help="scenario ids (default: Reorient-v0 and WheelReorient-v0)"
+        "--scenarios",
+        nargs="+",
+        help=f"env ids ({', '.join(_builtin_ids())}) or scenario files "
+        "(default: RigidRot/Reorient-v0 and RigidRot/WheelReorient-v0)",
     )
     ctl.add_argument("--integrators", nargs="+", help="default: semi_implicit, pybullet, rk4, nielsen_krenk")
     ctl.add_argument(
