@@ -233,7 +233,10 @@ def test_evaluate_writes_only_into_its_output_folder(tmp_path):
     )
     assert _digest(run) == before
     assert sorted(p.name for p in out.iterdir()) == ["evaluation.csv", "evaluation.md"]
-    rows = [line.split("|")[1:-1] for line in table.splitlines()[2:]]
+    # the problem first: the agent, the id, the seeds it was given
+    assert table.startswith(f"Agent {run} on RigidRot/Reorient-v0 (dt = 0.2 s")
+    assert "seeds 10000–10000" in table.splitlines()[0]
+    rows = [line.split("|")[1:-1] for line in table.splitlines()[4:]]
     assert [r[0].strip() for r in rows] == ["agent ppo/RigidRot-Reorient-v0_1", "quaternion_feedback"]
     # The agent's first episode (seed 10000) flown by hand in a plain single env.
     agent = agents.load(run)
@@ -291,7 +294,8 @@ def test_rigidrot_evaluate_compares_a_committed_agent_with_a_controller(tmp_path
     assert _digest(run) == before
     table = (out / "evaluation.md").read_text()
     assert table in capsys.readouterr().out
-    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in table.splitlines()[2:]]
+    assert "seeds 10000–10001" in table.splitlines()[0]
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in table.splitlines()[4:]]
     assert [(r[0], r[1], r[2], r[4]) for r in rows] == [
         ("agent ppo/RigidRot-Reorient-v0_4", "RigidRot/Reorient-v0", "rk4", "2"),
         ("quaternion_feedback", "RigidRot/Reorient-v0", "rk4", "2"),

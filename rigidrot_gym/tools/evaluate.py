@@ -124,7 +124,14 @@ def evaluate(
         for name, policy in policies.items():
             runs, _ = control.run_episodes(policy, scenario, seeds, integrator)
             summaries.append(control.summarise(name, scenario.id, integrator, 1.0, runs))
-    table = control.format_table(summaries)
+    kwargs = f" with {env_kwargs}" if env_kwargs else ""
+    statement = (
+        f"Agent {run_dir} on {scenario.id}{kwargs} (dt = {scenario.dt:g} s, at most "
+        f"{scenario.max_episode_steps} steps), against {', '.join(compare) or 'no controller'}: one "
+        f"episode per seed, seeds {seeds.start}–{seeds.stop - 1} (none a training start), on "
+        f"{', '.join(integrators or [scenario.integrator])}."
+    )
+    table = f"{statement}\n\n{control.format_table(summaries)}"
     write_results(out, "evaluation", table, summaries)
     print(table)
     print(f"wrote {out / 'evaluation.md'}, {out / 'evaluation.csv'}")
