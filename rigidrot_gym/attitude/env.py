@@ -16,7 +16,6 @@ from rigidrot_gym.attitude import scenario as scenario_module
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.task import observation_bounds, reward_bounds
-from rigidrot_gym.physics import quaternion
 from rigidrot_gym.render.options import RENDERER_OPTIONS
 from rigidrot_gym.render.options import render_options as checked_render_options
 
@@ -79,15 +78,14 @@ def render_frames(env, count: int) -> list[np.ndarray]:
         return frames
     from rigidrot_gym.render.overlay import draw_overlay
 
-    # The error between the attitudes drawn (the body and the target's pale axes), the
-    # time from the body's own step count: after an episode's end a vector env's row
-    # shows its last state until the autoreset.
-    errors = np.degrees(quaternion.angle_between(target[:count], q[:count]))
+    # The pointing error the step evaluated (info's), the time from the body's own step
+    # count: after an episode's end a vector env's row shows its last state until the
+    # autoreset.
     return [
         draw_overlay(
             frame,
             time_s=float(env.batch.steps[i] * env.scenario.dt),
-            pointing_error_deg=float(errors[i]),
+            pointing_error_deg=env.batch.info(i)["pointing_error_deg"],
             body_rates=w[i],
         )
         for i, frame in enumerate(frames)

@@ -17,6 +17,8 @@ from pathlib import Path
 import numpy as np
 from gymnasium.error import DependencyNotInstalled
 
+import rigidrot_gym
+
 
 def _demo(args: argparse.Namespace) -> None:
     from rigidrot_gym.tools import demo
@@ -253,7 +255,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     ctl.add_argument(
         "--scenarios",
         nargs="+",
-        help=f"env ids ({', '.join(_builtin_ids())}) or scenario files "
+        help=f"env ids ({', '.join(rigidrot_gym.ENV_IDS)}) or scenario files "
         "(default: RigidRot/Reorient-v0 and RigidRot/WheelReorient-v0)",
     )
     ctl.add_argument("--integrators", nargs="+", help="default: semi_implicit, pybullet, rk4, nielsen_krenk")
@@ -290,12 +292,6 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     dist.add_argument("--repeats", type=int, default=3, help="alternating runs per side (median)")
     _out(dist, "ray")
     dist.add_argument("--no-progress", action="store_true", help="no progress bars")
-
-
-def _builtin_ids() -> list[str]:
-    from rigidrot_gym.attitude.scenario import builtin
-
-    return [scenario.id for scenario in builtin()]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -371,7 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
         _compile,
     )
     comp.add_argument(
-        "ids", nargs="*", help=f"environment ids (default: every built-in id: {', '.join(_builtin_ids())})"
+        "ids",
+        nargs="*",
+        help=f"environment ids (default: every built-in id: {', '.join(rigidrot_gym.ENV_IDS)})",
     )
     comp.add_argument(
         "--integrators",

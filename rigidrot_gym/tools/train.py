@@ -27,6 +27,8 @@ from types import ModuleType
 
 from gymnasium.error import DependencyNotInstalled
 
+import rigidrot_gym
+
 TRAIN_EXTRA = 'pip install "rigidrot-gym[train]"'
 # How `rigidrot train` is started, as recorded in each run's command.txt.
 COMMAND = ("rigidrot", "train")
@@ -60,12 +62,6 @@ def algorithms(folder: Path) -> list[str]:
     return [algo for algo in ALGORITHMS if (folder / f"{algo}.yml").is_file()]
 
 
-def _env_ids() -> list[str]:
-    from rigidrot_gym.attitude.scenario import builtin
-
-    return [scenario.id for scenario in builtin()]
-
-
 def describe() -> str:
     """The description of ``rigidrot train`` in its help: the env ids, the algorithms and
     where the hyperparameter files are."""
@@ -83,7 +79,7 @@ def describe() -> str:
             "Each run goes to a new folder <log folder>/<algo>/<env>_<n>/ (default log folder: logs;",
             "-f sets another), which rigidrot evaluate and python -m rl_zoo3.enjoy read.",
             "",
-            wrapped(f"--env, one of: {', '.join(_env_ids())}"),
+            wrapped(f"--env, one of: {', '.join(rigidrot_gym.ENV_IDS)}"),
             wrapped(f"--algo (default ppo), one with a hyperparameter file: {', '.join(algorithms(folder))}"),
             wrapped(
                 f"--conf-file (default {folder}/<algo>.yml; a name alone, such as ppo_fast, "
@@ -116,7 +112,7 @@ def with_default_conf_file(argv: Sequence[str], folder: Path, prog: str) -> list
     chosen = parser.parse_known_args(list(argv))[0]
     if chosen.help:
         return list(argv)
-    ids = _env_ids()
+    ids = rigidrot_gym.ENV_IDS
     if chosen.env is None:
         raise ValueError(f"--env is required; expected one of the package's env ids: {', '.join(ids)}")
     if chosen.env not in ids:
