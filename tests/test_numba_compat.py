@@ -65,8 +65,15 @@ with warnings.catch_warnings(record=True) as caught:
     from rigidrot_gym.physics import numba_compat
 
     q = propagate([1, 0, 0, 0], [0.1, 0.2, 0.3], [1, 2, 3], 0.01, 10, method="rk4").q
+    from numba import njit
+    from rigidrot_gym.physics.jit import DirectCalls
+
+    calls = DirectCalls(njit(lambda x, y: x * y))
+    direct = [calls("float64", (x, 3.0)) for x in (1.0, 2.0, 4.0)]
 print(json.dumps({
     "q": q.tobytes().hex(),
+    "direct": direct,
+    "direct_calls_past_dispatch": calls._last is not calls.dispatcher,
     "lost": numba_compat.lost(),
     "warnings": [str(w.message) for w in caught if w.category is numba_compat.NumbaCompatWarning],
     "renamed": renamed,
@@ -124,6 +131,7 @@ INTERNALS = [
         ("numba.core.dispatcher",),
     ),
     _name("llvmlite.binding.set_option", numba_compat.INLINING, ("numba", "llvmlite")),
+    _name("numba.core.dispatcher.Dispatcher.get_overload", numba_compat.DIRECT),
 ]
 
 
@@ -151,6 +159,7 @@ def untouched(tmp_path_factory) -> tuple[dict, str, Path]:
 def test_untouched_numba_leaves_every_feature_in(untouched):
     report, stderr, cache = untouched
     assert report["lost"] == {} and report["warnings"] == []
+    assert report["direct"] == [3.0, 6.0, 12.0] and report["direct_calls_past_dispatch"]
     assert stderr.count(COMPILE_NOTICE) == 1
     assert any(cache.rglob("*.nbi"))
 
@@ -165,6 +174,8 @@ def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, interna
     (warning,) = report["warnings"]
     assert internal in warning
     assert report["q"] == untouched[0]["q"]  # bitwise
+    assert report["direct"] == [3.0, 6.0, 12.0]  # through the dispatcher where the feature is lost
+    assert report["direct_calls_past_dispatch"] == (feature != numba_compat.DIRECT)
     # Cached by numba's plain cache where the package's is lost; not at all without distinct
     # symbols, where a kernel loaded from the cache might run another's code.
     assert any(tmp_path.rglob("*.nbi")) == (feature != numba_compat.SYMBOLS)

@@ -413,7 +413,8 @@ def test_one_evaluation_for_every_path(principal_axes):
         np.copyto(carried.staged, bodies.state)  # the engine's part reads the staged states
         out = (np.zeros((n, 7), dtype=np.float32), np.zeros((data.OUTPUTS, n)))
         per_call, settings = tuple(call)[:5], tuple(call)[5:]
-        realism = tuple(equipment) if name == "realistic" else ()
+        features = realistic if name == "realistic" else plain
+        realism = tuple(getattr(equipment, field) for field in data.equipment_fields(features))
         packed = data.pack(rules), data.pack(law)
         counts = kernel(per_call, settings, tuple(carried), realism, *packed, out)
         assert counts == (0, 0, 0)

@@ -22,7 +22,7 @@ at reset directly, the per-step noise through a counter-based stream keyed at re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numba
@@ -66,7 +66,7 @@ from rigidrot_gym.attitude.starts import (
 )
 from rigidrot_gym.attitude.task import observation_size, rules_of
 from rigidrot_gym.attitude.variates import keys_of
-from rigidrot_gym.physics import integrators, mekf, torques, validation
+from rigidrot_gym.physics import integrators, jit, mekf, torques, validation
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.inertia import principal_frame
 from rigidrot_gym.physics.integrators.base import Method
@@ -116,7 +116,7 @@ def features_of(scenario: Scenario) -> Features:
     )
 
 
-def _on_threads(kernel, threads: int, args: tuple) -> Any:
+def _on_threads(kernel: Callable, threads: int, *args: Any) -> Any:
     """``kernel(*args)`` on ``threads`` of numba's threads (this thread's setting is put back)."""
     before = numba.get_num_threads()
     numba.set_num_threads(threads)
@@ -135,7 +135,7 @@ class AttitudeBatch:
     the staging and scratch arrays each period writes before it reads them (``_staged``,
     ``_params``, ``_scratch``, ``_commands``, ``_sensed``), ``_sources`` (the generators' addresses, which a
     copy or an unpickled batch rebuilds from its own generators) and the tuples the
-    compiled call takes (rebuilt with them), and no attribute is a view of another, so
+    compiled call takes and its direct calls (rebuilt with them), and no attribute is a view of another, so
     ``copy.deepcopy`` and pickling give a batch that continues bit for bit like the
     original.
 
@@ -215,6 +215,7 @@ class AttitudeBatch:
             self._after = pipeline.kernel_of(None, self.features, "after")
             self._kernel = None
         self._transport()
+        self._direct_calls()
 
     def _init_equipment(self) -> None:
         """The realism components' per-body state and constants (zeros and empty arrays
@@ -348,7 +349,7 @@ class AttitudeBatch:
         # The generators' addresses are this process's and these objects': a copy (or an
         # unpickled batch) takes its own generators' (``__setstate__``), never these.
         state = self.__dict__.copy()
-        for derived in ("_sources", "_constants"):
+        for derived in ("_sources", "_constants", "_calls"):
             del state[derived]
         return state
 
@@ -356,6 +357,7 @@ class AttitudeBatch:
         self.__dict__.update(state)
         self._sources = sources(self._rngs)
         self._transport()
+        self._direct_calls()
 
     def inertia(self) -> np.ndarray:
         """(N, 3, 3) body-frame inertia tensors J = B diag(m) Bᵀ of this episode's bodies
@@ -522,7 +524,8 @@ class AttitudeBatch:
             rows = np.flatnonzero(waiting)
             kept = (rows, self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
         stepped = action is not None
-        call = (action if stepped else self._idle_actions, waiting, stepped, restart, self.scenario.substeps)
+        action = action if stepped else self._idle_actions
+        call = (action, waiting, stepped, restart, self.scenario.substeps)
         counts = self._run(call, self._carried(), obs, out)
         if any(counts):
             self._raise(counts, call)
@@ -552,13 +555,20 @@ class AttitudeBatch:
             self._sensed,
         )
 
+    def _direct_calls(self) -> None:
+        """The calls of the batch's kernels past numba's dispatch, keyed by what can change
+        their arguments' types (:meth:`_run`): made with the batch's arrays (a copy makes
+        its own)."""
+        kernels = (self._kernel,) if self._kernel is not None else (self._before, self._after)
+        self._calls = tuple(jit.DirectCalls(kernel) for kernel in kernels)
+
     def _transport(self) -> None:
         """The records that do not change from call to call, as the plain tuples the
         compiled call takes (:mod:`~rigidrot_gym.attitude.pipeline`): rebuilt when one of
-        them is replaced (a copy)."""
+        them is replaced (a copy, the generators)."""
         self._constants = (
             tuple(data.Settings(dt=self.scenario.dt, principal_axes=self._principal_axes, options=self.opts)),
-            tuple(self._equipment) if self.features.realistic else (),
+            tuple(getattr(self._equipment, name) for name in data.equipment_fields(self.features)),
             data.pack(rules_of(self.scenario)),
             data.pack(self._law),
         )
@@ -567,18 +577,30 @@ class AttitudeBatch:
         """The pipeline's call on these records (plain tuples of ``Period``'s first fields
         and of ``Carried``): the compiled period, or with an engine its part before the
         integration, the engine, and its part after."""
+        # What can change the numba types of the arguments, the key of the direct calls
+        # (jit.DirectCalls): the action's dtype, dimensions and flags (layout, writeability,
+        # alignment), and the waiting mask's unless it is the batch's own. Every other array
+        # keeps its type for the batch's life: each is made C-contiguous, aligned and
+        # writeable (np.zeros, np.empty, np.empty_like of one, take) and replaced only by one
+        # made the same way (_state and _staged swapped, new generators' _sources, new obs
+        # and _out after result()); a copy or an unpickled batch makes its own direct calls.
+        action, waiting = call[0], call[1]
+        types = action.dtype, action.ndim, action.flags.num
+        if waiting is not self._no_waiting:
+            types += waiting.dtype, waiting.ndim, waiting.flags.num
         settings, equipment, rules, law = self._constants
         args = (call, settings, carried, equipment, rules, law, (obs, out))
         if self._kernel is None:
-            return self._run_engine(data.Carried(*carried), args)
+            return self._run_engine(data.Carried(*carried), types, args)
         if self.num_threads == 1:
-            return self._kernel(*args)
-        return _on_threads(self._kernel, self.num_threads, args)
+            return self._calls[0](types, args)
+        return _on_threads(self._calls[0], self.num_threads, types, args)
 
-    def _run_engine(self, carried: data.Carried, args: tuple) -> tuple:
+    def _run_engine(self, carried: data.Carried, types: tuple, args: tuple) -> tuple:
         """An engine's period: the pipeline up to the loads, the engine over the stepped
         bodies (gathered), their check, then the pipeline from the commit on."""
-        counts = self._before(*args)
+        before, after = self._calls
+        counts = before(types, args)
         if any(counts):
             return counts
         _, waiting, stepped = args[0][:3]
@@ -596,7 +618,7 @@ class AttitudeBatch:
                 bad = int(np.argmin(valid))
                 raise divergence_error(s.integrator, s.dt, s.substeps, int(rows[bad]), state[bad])
             carried.staged[:, rows] = state.T
-        return self._after(*args)
+        return after(types, args)
 
     def _raise(self, counts: tuple[int, int, int], call: tuple) -> None:
         """The error of a period that committed nothing (:func:`first_failure`)."""
@@ -640,7 +662,10 @@ class AttitudeBatch:
         if self._kernel is None:
             raise ValueError(f"integrator {self.scenario.integrator!r} is an engine: a period is two calls")
         call = (action, self._no_waiting, True, False, substeps)
-        self._run(call, self._carried(), np.empty_like(self.obs), np.empty_like(self._out))
+        # through numba's dispatcher: a caller's substeps may be another integer type
+        settings, equipment, rules, law = self._constants
+        out = (np.empty_like(self.obs), np.empty_like(self._out))
+        self._kernel(call, settings, self._carried(), equipment, rules, law, out)
 
     # ----------------------------------------------------------------- results
 

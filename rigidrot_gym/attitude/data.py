@@ -147,6 +147,91 @@ class Equipment(NamedTuple):
     sun_sensor_normals: np.ndarray  # (k, 3) their normals, body frame
 
 
+def _navigation(f: Features) -> bool:
+    return f.gyro or f.star_tracker or f.magnetometer or f.sun_sensors
+
+
+def _orbit(f: Features) -> bool:
+    return (
+        f.orbit_gravity or f.magnetic_field or f.magnetorquers or f.moving_target or f.sun or _navigation(f)
+    )
+
+
+def _field(f: Features) -> bool:
+    return f.magnetic_field or f.magnetorquers or f.magnetometer
+
+
+# The components that read each field of Equipment (by its Features). Only the fields a
+# scenario's components read travel into the compiled call: numba unboxes every array and
+# number of its arguments on every call (about 50 ns an array), read or not. The others are
+# None there, so that code reading a field its scenario lacks fails to compile rather than
+# read an empty array.
+EQUIPMENT_READERS: dict[str, Callable[[Features], bool]] = {
+    "keys": lambda f: f.actuator_noise or f.random_walk or f.sensors or _navigation(f),
+    "bias": lambda f: f.sensors,
+    "disturbances": lambda f: f.disturbances,
+    "pending": lambda f: f.delay,
+    "wheel_momentum": lambda f: f.wheels,
+    "saturated": lambda f: f.wheels,
+    "phase": lambda f: f.gravity_gradient,
+    "anomaly": _orbit,
+    "field": _field,
+    "target_rate": lambda f: f.moving_target,
+    "sunlight": lambda f: f.sun,
+    "axes": lambda f: f.realistic,
+    "sign": lambda f: f.realistic,
+    "max_momentum": lambda f: f.wheels,
+    "actuator_noise": lambda f: f.actuator_noise,
+    "walk_std": lambda f: f.random_walk,
+    "correlation_time": lambda f: f.random_walk,
+    "attitude_noise": lambda f: f.sensors,
+    "rate_noise": lambda f: f.sensors,
+    "gravity_rate": lambda f: f.gravity_gradient,
+    "mean_motion": lambda f: f.gravity_gradient,
+    "phase_per_period": lambda f: f.gravity_gradient,
+    "end_on_saturation": lambda f: f.end_on_saturation,
+    "orbit": _orbit,
+    "field_model": _field,
+    "wheel_model": lambda f: f.real_wheels,
+    # a moving target's kernel types the Sun frame's branch too (targets.track)
+    "sun_model": lambda f: f.sun or f.moving_target or f.sun_sensors or f.star_tracker,
+    "rods_off": lambda f: f.duty_cycle,
+    "gyro": lambda f: f.gyro,
+    "gyro_model": lambda f: f.gyro,
+    "tracker": lambda f: f.star_tracker,
+    "tracker_model": lambda f: f.star_tracker,
+    "estimate": lambda f: f.estimator,
+    "covariance": lambda f: f.estimator,
+    "estimator_model": _navigation,  # the start attitude known before a first measurement
+    "magnetometer": lambda f: f.magnetometer,
+    "magnetometer_model": lambda f: f.magnetometer,
+    "sun_sensors": lambda f: f.sun_sensors,
+    "sun_sensor_model": lambda f: f.sun_sensors,
+    "sun_sensor_normals": lambda f: f.sun_sensors,
+}
+
+
+def equipment_fields(features: Features) -> tuple[str, ...]:
+    """The fields of :class:`Equipment` that the components ``features`` enables read, in
+    the record's order (none without realism components): what travels into the compiled
+    call (:func:`equipment_expander` rebuilds the record there)."""
+    if not features.realistic:
+        return ()
+    return tuple(name for name in Equipment._fields if EQUIPMENT_READERS[name](features))
+
+
+@functools.cache
+def equipment_expander(fields: tuple[str, ...]) -> Callable:
+    """A compiled-code function ``(passed) -> tuple`` of :class:`Equipment`'s field values
+    in order, from the tuple of its ``fields`` that travelled (the others None):
+    ``Equipment(*values)`` rebuilds the record."""
+    items = [f"passed[{fields.index(name)}]" if name in fields else "None" for name in Equipment._fields]
+    code = f"def expand(passed):\n    return ({', '.join(items)},)\n"
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    return jitable(namespace["expand"])
+
+
 class Rules(NamedTuple):
     """The task's tolerances, limits and reward weights, as a period reads them."""
 

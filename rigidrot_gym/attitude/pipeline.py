@@ -86,6 +86,8 @@ from rigidrot_gym.attitude.data import (
     Rules,
     StartLaw,
     Work,
+    equipment_expander,
+    equipment_fields,
     unpacker,
 )
 from rigidrot_gym.attitude.variates import (
@@ -132,6 +134,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     )
     # The torque terms this scenario's loads hold, and no others (torques.model_of).
     torque = torques.model_of(with_wheels, with_gravity, with_rods)
+    # The Equipment fields these components read: the rest are None (data.equipment_fields).
+    expand = equipment_expander(equipment_fields(features))
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
 
     @jitable
@@ -143,7 +147,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if with_real_wheels:  # the body's rates in its own frame, which the wheels' speeds are relative to
             p, s = bodies.principal, bodies.state
             rates = qrotate((p[0, i], p[1, i], p[2, i], p[3, i]), (s[4, i], s[5, i], s[6, i]))
-        wheel_count = equipment.wheel_momentum.shape[1]  # the first actuators; rods, if any, follow
+        # the first actuators; rods, if any, follow
+        wheel_count = equipment.wheel_momentum.shape[1] if with_wheels else 0
         for k in range(work.actions.shape[0]):
             a = equipment.pending[i, k] if with_delay else work.actions[k, i]
             u = a * bodies.max_torque[k, i]
@@ -170,7 +175,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         b = (p[0, i], p[1, i], p[2, i], p[3, i])
         tau = disturbances.torque(equipment, i) if with_disturbances else (0.0, 0.0, 0.0)
         # The actuators with torques of their own come first; rods, if any, follow them.
-        torquing = equipment.wheel_momentum.shape[1] if with_rods else work.commands.shape[0]
+        wheel_count = equipment.wheel_momentum.shape[1] if with_wheels else 0
+        torquing = wheel_count if with_rods else work.commands.shape[0]
         if with_rods:  # their dipole in the field
             magnetorquers.hold(equipment, work, b, work.params, torquing, i)
         tau = loads.actuator_torque(equipment, work, tau, torquing, i)
@@ -358,9 +364,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             # sensors, Sun, field, in that order (the field last, where controllers read it).
             field_column = out.obs.shape[1] - (magnetic_field.COLUMNS if with_field else 0)
             sun_column = field_column - (sunlight.COLUMNS if with_sun else 0)
-            sensor_column = sun_column - equipment.sun_sensors.shape[1]
+            sensor_column = sun_column - (equipment.sun_sensors.shape[1] if with_sun_sensors else 0)
             tracker_column = sensor_column - (star_tracker.COLUMNS if with_tracker else 0)
-            pending_column = tracker_column - equipment.pending.shape[1]
+            pending_column = tracker_column - (equipment.pending.shape[1] if with_delay else 0)
             for i in range(lo, hi):
                 if with_wheels:
                     wheels.observe(equipment, out.obs, i)
@@ -387,7 +393,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         """One control period (or its part) of every body; the arguments are plain tuples
         of the records of :mod:`~rigidrot_gym.attitude.data`: the first five fields of a
         ``Period`` and its ``Settings``, ``Carried`` (the bodies and their staging area),
-        ``Equipment`` (empty without realism components), ``Rules`` and ``StartLaw``
+        ``Equipment`` (the fields its components read:
+        :func:`~rigidrot_gym.attitude.data.equipment_fields`), ``Rules`` and ``StartLaw``
         (packed: :func:`~rigidrot_gym.attitude.data.pack`) and ``Outputs`` (see the module
         docstring). Returns how many bodies not waiting have
         (a) a non-finite action (then nothing is staged), (b) an implicit step that did not
@@ -419,7 +426,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             sensed=carried.sensed,
         )
         if realistic:
-            equipment = Equipment(*equipment)
+            equipment = Equipment(*expand(equipment))
         rules = Rules(*_RULES(*rules))
         law = StartLaw(*_LAW(*law))
         out = Outputs(*out)

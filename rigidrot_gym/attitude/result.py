@@ -34,8 +34,17 @@ def _info(
 
 
 def _column_info(v: list[float], wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
-    """The ``info`` dict of one env's column of values, as Python numbers."""
-    return _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
+    """The ``info`` dict of one env's column of values, Python floats (:func:`_info`'s
+    conversions left out: the single env's step builds one per step)."""
+    info = {
+        "pointing_error_deg": v[POINTING_DEG],
+        "rate": v[RATE],
+        "is_success": v[SUCCESS] > 0.5,
+        "in_tolerance": v[IN_TOLERANCE] > 0.5,
+    }
+    if wheels is not None:
+        info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
+    return info
 
 
 def info_of(values: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Every use this package makes of numba's and llvmlite's private or undocumented internals.
 
-Four features of :mod:`rigidrot_gym.physics.jit` rest on names that numba and llvmlite do
+Five features of :mod:`rigidrot_gym.physics.jit` rest on names that numba and llvmlite do
 not promise to keep:
 
 * distinct symbols (``numba.core.bytecode.FunctionIdentity._unique_ids``): numba names each
@@ -16,7 +16,10 @@ not promise to keep:
 * the compile notice (``numba.core.event``): one line on stderr when kernels compile;
 * the inlining boost (``numba.core.event`` and ``llvmlite.binding.set_option``): LLVM's
   inline threshold raised while a kernel of the package compiles, so that the loop over
-  bodies has no call left in it and vectorises.
+  bodies has no call left in it and vectorises;
+* direct calls (``Dispatcher.get_overload``): a kernel called through its compiled overload
+  for known argument types, past the dispatcher's typing of every argument on every call
+  (:class:`~rigidrot_gym.physics.jit.DirectCalls`).
 
 A release that renames or drops one of these names must not break the package. Each
 feature looks up every name it needs before it uses any of them; where one is missing,
@@ -44,6 +47,7 @@ SYMBOLS = "symbols"
 CACHE = "cache"
 EVENTS = "events"
 INLINING = "inlining"
+DIRECT = "direct calls"
 
 # LLVM's inline threshold while numba compiles a kernel of the package, and LLVM's own at
 # -O3 after: the option is process-wide, and other code's compilation is left as it was. At
@@ -83,6 +87,7 @@ _LOSSES = {
         "they compile at LLVM's default inline threshold: the loops over bodies do not vectorise "
         "(vector env steps about 4× slower)"
     ),
+    DIRECT: "every call of a kernel goes through numba's dispatch (about 1 µs more per env step)",
 }
 
 _ABSENT = object()
@@ -120,9 +125,24 @@ def activate(package: Package) -> None:
 
 
 def lost() -> dict[str, tuple[str, ...]]:
-    """The features left out in this process (:data:`CACHE`, :data:`EVENTS`,
-    :data:`INLINING`), each with the internals it missed."""
+    """The features left out in this process (:data:`SYMBOLS`, :data:`CACHE`, :data:`EVENTS`,
+    :data:`INLINING`, :data:`DIRECT`), each with the internals it missed."""
     return dict(_lost)
+
+
+def overload_of(dispatcher: Callable, args: tuple) -> Callable:
+    """The compiled overload that numba's ``dispatcher`` runs for ``args`` (it has been
+    called with them: ``Dispatcher.get_overload`` of their types), to call past the
+    dispatcher's typing of every argument; the dispatcher itself where the method is missing
+    (with one warning) or numba types the arguments otherwise."""
+    get_overload = getattr(dispatcher, "get_overload", _ABSENT)
+    if get_overload is _ABSENT:
+        _lose(DIRECT, ["numba.core.dispatcher.Dispatcher.get_overload"])
+        return dispatcher
+    try:
+        return get_overload(tuple(numba.typeof(arg) for arg in args))
+    except KeyError:  # no overload of exactly these types (numba converted an argument)
+        return dispatcher
 
 
 def _module(name: str) -> ModuleType | None:
