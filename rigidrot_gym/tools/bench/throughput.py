@@ -264,6 +264,14 @@ class CompileTimes:
     recompiled: dict[str, float]
 
 
+def _recompiled_text(recompiled: dict[str, float]) -> str:
+    """What the cached run compiled again (nothing, when the cache works)."""
+    if not recompiled:
+        return ""
+    names = ", ".join(name.removeprefix("rigidrot_gym.") for name in sorted(recompiled))
+    return f", though it compiled {names} again instead of loading them"
+
+
 def compile_times(env_id: str = DEFAULT_ID) -> CompileTimes:
     """:class:`CompileTimes` of ``env_id``: a fresh process with an empty numba cache, then a
     second process with the cache that the first one wrote."""
@@ -433,8 +441,8 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
             *_phase_text(env_id, n_vec, method.integrator, phases, peak),
             f"numba, first use in a fresh process (compiling): make → reset → step of a single env "
             f"{compiled.cold[0]:.1f} s, then a vector env of 64 {compiled.cold[1]:.1f} s; a second process "
-            f"loading them from the cache {compiled.cached[0]:.2f} s and {compiled.cached[1]:.2f} s. "
-            "Compile time by kernel (cold run):",
+            f"loading them from the cache {compiled.cached[0]:.2f} s and {compiled.cached[1]:.2f} s"
+            f"{_recompiled_text(compiled.recompiled)}. Compile time by kernel (cold run):",
             "",
             markdown_table(("kernel", "s"), kernel_rows, "lr"),
             "",
