@@ -342,8 +342,7 @@ class AttitudeBatch:
                 f"rngs must be {self.num_bodies} numpy Generators (one per body), "
                 f"got {len(generators)} items of types {sorted({type(g).__name__ for g in generators})}"
             )
-        self._rngs, self._sources = generators, sources(generators)
-        self._transport()
+        self._rngs, self._sources = generators, sources(generators)  # the table travels in _carried()
 
     def __getstate__(self) -> dict[str, Any]:
         # The generators' addresses are this process's and these objects': a copy (or an
@@ -565,7 +564,7 @@ class AttitudeBatch:
     def _transport(self) -> None:
         """The records that do not change from call to call, as the plain tuples the
         compiled call takes (:mod:`~rigidrot_gym.attitude.pipeline`): rebuilt when one of
-        them is replaced (a copy, the generators)."""
+        them is replaced (a copy)."""
         self._constants = (
             tuple(data.Settings(dt=self.scenario.dt, principal_axes=self._principal_axes, options=self.opts)),
             tuple(getattr(self._equipment, name) for name in data.equipment_fields(self.features)),

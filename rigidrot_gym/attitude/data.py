@@ -211,6 +211,7 @@ EQUIPMENT_READERS: dict[str, Callable[[Features], bool]] = {
 }
 
 
+@functools.cache
 def equipment_fields(features: Features) -> tuple[str, ...]:
     """The fields of :class:`Equipment` that the components ``features`` enables read, in
     the record's order (none without realism components): what travels into the compiled
