@@ -105,3 +105,23 @@ def test_a_step_faster_than_the_peak_loop_is_not_reported_as_beyond_the_limit(ns
     assert says in text, text
     assert "10.0 ns for those operations" in text
     assert math.isclose(peak, 27.1e9)
+
+
+def test_the_readme_and_the_performance_page_quote_the_committed_run():
+    root = Path(__file__).resolve().parents[1]
+    committed = (root / "benchmarks/results/throughput/throughput.md").read_text()
+
+    def ratio(label: str) -> str:
+        return _row(committed, label).rstrip(" |").rsplit("|", 1)[-1].strip()
+
+    single = ratio("(RigidRot/Reorient-v0 vs Pendulum-v1)")
+    vector = ratio("4096 envs, env-steps/s (RigidRot/Reorient-v0 vs CartPole-v1)")
+    threads = ratio("2 threads (`num_threads=2`), env-steps/s (RigidRot/Reorient-v0 vs CartPole-v1 on one)")
+    readme = (root / "README.md").read_text()
+    assert _row(readme, "`RigidRot/Reorient-v0` against `Pendulum-v1`").endswith(f"| {single} |")
+    assert _row(readme, "4096 envs: `RigidRot/Reorient-v0` against").endswith(f"| {vector} |")
+    assert _row(readme, "the same on 2 threads, against").endswith(f"| {threads} |")
+    page = (root / "docs/performance.md").read_text()
+    assert _row(page, "`RigidRot/Reorient-v0` vs `Pendulum-v1`").endswith(f"| {single} |")
+    assert _row(page, "4096 envs, `RigidRot/Reorient-v0` vs").endswith(f"| {vector} |")
+    assert _row(page, "the same on 2 threads").endswith(f"| {threads} |")
