@@ -415,8 +415,7 @@ def test_one_evaluation_for_every_path(principal_axes):
         per_call, settings = tuple(call)[:5], tuple(call)[5:]
         features = realistic if name == "realistic" else plain
         realism = tuple(getattr(equipment, field) for field in data.equipment_fields(features))
-        packed = data.pack(rules), data.pack(law)
-        counts = kernel(per_call, settings, tuple(carried), realism, *packed, out)
+        counts = kernel(per_call, settings, tuple(carried), realism, data.pack(rules, law), out)
         assert counts == (0, 0, 0)
         results[name] = out
     for name in ("realistic", "engine"):
@@ -448,25 +447,23 @@ def test_one_evaluation_for_every_path(principal_axes):
 
 
 def test_records_of_numbers_travel_packed_and_come_back_field_by_field():
-    """Rules and StartLaw travel as a float and an int array: every field back, by name,
+    """Rules and StartLaw travel together as a float and an int array: every field back, by name,
     in numpy mode and in compiled code, for every built-in scenario."""
     from rigidrot_gym.attitude import data
     from rigidrot_gym.attitude.scenario import builtin
     from rigidrot_gym.attitude.task import rules_of
 
-    unpack_rules, unpack_law = data.unpacker(data.Rules), data.unpacker(data.StartLaw)
+    unpack = data.unpacker(data.Rules, data.StartLaw)
 
     @njit
-    def rebuild_rules(floats, ints):
-        return data.Rules(*unpack_rules(floats, ints))
-
-    @njit
-    def rebuild_law(floats, ints):
-        return data.StartLaw(*unpack_law(floats, ints))
+    def rebuild(floats, ints):
+        rule_values, law_values = unpack(floats, ints)
+        return data.Rules(*rule_values), data.StartLaw(*law_values)
 
     for scenario in builtin():
-        cases = ((rules_of(scenario), rebuild_rules), (starts.start_law(scenario), rebuild_law))
-        for record, compiled in cases:
-            packed = data.pack(record)
-            assert type(record)(*data.unpacker(type(record))(*packed)) == record
-            assert compiled(*packed) == record
+        records = (rules_of(scenario), starts.start_law(scenario))
+        packed = data.pack(*records)
+        assert tuple(type(r)(*values) for r, values in zip(records, unpack(*packed), strict=True)) == records
+        assert rebuild(*packed) == records
+        for record in records:  # a record alone
+            assert type(record)(*data.unpacker(type(record))(*data.pack(record))[0]) == record

@@ -568,8 +568,7 @@ class AttitudeBatch:
         self._constants = (
             tuple(data.Settings(dt=self.scenario.dt, principal_axes=self._principal_axes, options=self.opts)),
             tuple(getattr(self._equipment, name) for name in data.equipment_fields(self.features)),
-            data.pack(rules_of(self.scenario)),
-            data.pack(self._law),
+            data.pack(rules_of(self.scenario), self._law),
         )
 
     def _run(self, call: tuple, carried: tuple, obs, out) -> tuple[int, int, int]:
@@ -587,8 +586,8 @@ class AttitudeBatch:
         types = action.dtype, action.ndim, action.flags.num
         if waiting is not self._no_waiting:
             types += waiting.dtype, waiting.ndim, waiting.flags.num
-        settings, equipment, rules, law = self._constants
-        args = (call, settings, carried, equipment, rules, law, (obs, out))
+        settings, equipment, numbers = self._constants
+        args = (call, settings, carried, equipment, numbers, (obs, out))
         if self._kernel is None:
             return self._run_engine(data.Carried(*carried), types, args)
         if self.num_threads == 1:
@@ -662,9 +661,9 @@ class AttitudeBatch:
             raise ValueError(f"integrator {self.scenario.integrator!r} is an engine: a period is two calls")
         call = (action, self._no_waiting, True, False, substeps)
         # through numba's dispatcher: a caller's substeps may be another integer type
-        settings, equipment, rules, law = self._constants
+        settings, equipment, numbers = self._constants
         out = (np.empty_like(self.obs), np.empty_like(self._out))
-        self._kernel(call, settings, self._carried(), equipment, rules, law, out)
+        self._kernel(call, settings, self._carried(), equipment, numbers, out)
 
     # ----------------------------------------------------------------- results
 

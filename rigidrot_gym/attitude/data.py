@@ -367,9 +367,9 @@ def carried(n: int, actuators: int) -> Carried:
 
 
 # Records of numbers only (Rules, StartLaw) travel packed: numba unboxes a number inside a
-# tuple argument for about 25 ns, an array for about 50, so a record's floats travel as
-# one float64 array and its ints as one int64 array, and the compiled call rebuilds the
-# record from them (:func:`unpacker`). Both directions follow the record's own annotations.
+# tuple argument for about 25 ns, an array for about 40, so the records' floats travel as
+# one float64 array and their ints as one int64 array, and the compiled call rebuilds the
+# records from them (:func:`unpacker`). Both directions follow the records' own annotations.
 
 
 @functools.cache
@@ -386,33 +386,38 @@ def _leaves(record_type: type) -> tuple[tuple[str, str, int], ...]:
     return tuple(leaves)
 
 
-def pack(record: NamedTuple) -> tuple[np.ndarray, np.ndarray]:
-    """A record of numbers as (float64 array, int64 array), field by field in order."""
+def pack(*records: NamedTuple) -> tuple[np.ndarray, np.ndarray]:
+    """Records of numbers as (float64 array, int64 array), record by record and field by
+    field in order."""
     floats: list[float] = []
     ints: list[int] = []
-    for name, kind, count in _leaves(type(record)):
-        values = getattr(record, name) if count else (getattr(record, name),)
-        (ints if kind == "int" else floats).extend(values)
+    for record in records:
+        for name, kind, count in _leaves(type(record)):
+            values = getattr(record, name) if count else (getattr(record, name),)
+            (ints if kind == "int" else floats).extend(values)
     return np.array(floats, dtype=np.float64), np.array(ints, dtype=np.int64)
 
 
 @functools.cache
-def unpacker(record_type: type) -> Callable:
-    """A compiled-code function ``(floats, ints) -> tuple`` of ``record_type``'s field
-    values in order, from what :func:`pack` made of a record: ``record_type(*values)``
-    rebuilds it. Generated from the annotations, so that it can never read a field from
-    another's place."""
+def unpacker(*record_types: type) -> Callable:
+    """A compiled-code function ``(floats, ints) -> tuple`` of one tuple per record type,
+    its field values in order, from what :func:`pack` made of records of these types:
+    ``record_type(*values)`` rebuilds each. Generated from the annotations, so that it can
+    never read a field from another's place."""
     cursor = {"float": 0, "int": 0}
-    fields = []
-    for _, kind, count in _leaves(record_type):
-        source = "ints" if kind == "int" else "floats"
-        start = cursor["int" if kind == "int" else "float"]
-        items = [f"{source}[{start + k}]" for k in range(max(count, 1))]
-        cursor["int" if kind == "int" else "float"] = start + len(items)
-        if kind == "bool":
-            items = [f"({item} != 0.0)" for item in items]
-        fields.append(f"({', '.join(items)},)" if count else items[0])
-    code = f"def unpack(floats, ints):\n    return ({', '.join(fields)},)\n"
+    records = []
+    for record_type in record_types:
+        fields = []
+        for _, kind, count in _leaves(record_type):
+            source = "ints" if kind == "int" else "floats"
+            start = cursor["int" if kind == "int" else "float"]
+            items = [f"{source}[{start + k}]" for k in range(max(count, 1))]
+            cursor["int" if kind == "int" else "float"] = start + len(items)
+            if kind == "bool":
+                items = [f"({item} != 0.0)" for item in items]
+            fields.append(f"({', '.join(items)},)" if count else items[0])
+        records.append(f"({', '.join(fields)},)")
+    code = f"def unpack(floats, ints):\n    return ({', '.join(records)},)\n"
     namespace: dict[str, Any] = {}
     exec(code, namespace)
     return jitable(namespace["unpack"])

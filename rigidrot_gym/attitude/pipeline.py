@@ -107,8 +107,8 @@ from rigidrot_gym.physics.quaternion import qconj, qlog, qmul, qrotate, qrotate_
 # Bodies per block of a pass (the unit of work of a thread).
 BLOCK = 256
 ZERO = np.uint64(0)  # the first stream's salt (block_normals)
-# The records of numbers travel packed (data.pack); these rebuild their fields.
-_RULES, _LAW = unpacker(Rules), unpacker(StartLaw)
+# The records of numbers travel packed together (data.pack); this rebuilds their fields.
+_NUMBERS = unpacker(Rules, StartLaw)
 PARTS = ("period", "before", "after")
 
 
@@ -389,13 +389,13 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 if with_ending and call.stepped:
                     evaluation.end_on_saturation(equipment, out, i)
 
-    def control_period(call, settings, carried, equipment, rules, law, out):
+    def control_period(call, settings, carried, equipment, numbers, out):
         """One control period (or its part) of every body; the arguments are plain tuples
         of the records of :mod:`~rigidrot_gym.attitude.data`: the first five fields of a
         ``Period`` and its ``Settings``, ``Carried`` (the bodies and their staging area),
         ``Equipment`` (the fields its components read:
         :func:`~rigidrot_gym.attitude.data.equipment_fields`), ``Rules`` and ``StartLaw``
-        (packed: :func:`~rigidrot_gym.attitude.data.pack`) and ``Outputs`` (see the module
+        (packed together: :func:`~rigidrot_gym.attitude.data.pack`) and ``Outputs`` (see the module
         docstring). Returns how many bodies not waiting have
         (a) a non-finite action (then nothing is staged), (b) an implicit step that did not
         converge and (c) an invalid staged state; all zero once the period completed."""
@@ -427,8 +427,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         )
         if realistic:
             equipment = Equipment(*expand(equipment))
-        rules = Rules(*_RULES(*rules))
-        law = StartLaw(*_LAW(*law))
+        rule_values, law_values = _NUMBERS(*numbers)
+        rules = Rules(*rule_values)
+        law = StartLaw(*law_values)
         out = Outputs(*out)
         n = bodies.state.shape[1]
         blocks = (n + BLOCK - 1) // BLOCK
