@@ -20,13 +20,19 @@ from rigidrot_gym.attitude.data import (
 
 
 def _info(
-    pointing_error_deg, rate, success, inside, wheels: tuple[np.ndarray, Any] | None = None
+    pointing_error_deg: float,
+    rate: float,
+    success: bool,
+    inside: bool,
+    wheels: tuple[np.ndarray, Any] | None = None,
 ) -> dict[str, Any]:
+    """An ``info`` dict from Python numbers (every caller reads its values with ``tolist``:
+    the single env's step builds one per step)."""
     info = {
-        "pointing_error_deg": float(pointing_error_deg),
-        "rate": float(rate),
-        "is_success": bool(success),
-        "in_tolerance": bool(inside),
+        "pointing_error_deg": pointing_error_deg,
+        "rate": rate,
+        "is_success": success,
+        "in_tolerance": inside,
     }
     if wheels is not None:
         info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
@@ -34,17 +40,8 @@ def _info(
 
 
 def _column_info(v: list[float], wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
-    """The ``info`` dict of one env's column of values, Python floats (:func:`_info`'s
-    conversions left out: the single env's step builds one per step)."""
-    info = {
-        "pointing_error_deg": v[POINTING_DEG],
-        "rate": v[RATE],
-        "is_success": v[SUCCESS] > 0.5,
-        "in_tolerance": v[IN_TOLERANCE] > 0.5,
-    }
-    if wheels is not None:
-        info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
-    return info
+    """The ``info`` dict of one env's column of values, as Python numbers."""
+    return _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
 
 
 def info_of(values: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
