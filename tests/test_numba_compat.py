@@ -70,10 +70,15 @@ with warnings.catch_warnings(record=True) as caught:
 
     calls = DirectCalls(njit(lambda x, y: x * y))
     direct = [calls("float64", (x, 3.0)) for x in (1.0, 2.0, 4.0)]
+    import numpy as np
+
+    ends = njit(**numba_compat.uncounted())(lambda x: x[0] + x[-1])
+    uncounted = [ends(np.arange(3.0)), ends.targetoptions.get("_nrt", True) is False]
 print(json.dumps({
     "q": q.tobytes().hex(),
     "direct": direct,
     "direct_calls_past_dispatch": calls._last is not calls.dispatcher,
+    "uncounted": uncounted,
     "lost": numba_compat.lost(),
     "warnings": [str(w.message) for w in caught if w.category is numba_compat.NumbaCompatWarning],
     "renamed": renamed,
@@ -132,6 +137,7 @@ INTERNALS = [
     ),
     _name("llvmlite.binding.set_option", numba_compat.INLINING, ("numba", "llvmlite")),
     _name("numba.core.dispatcher.Dispatcher.get_overload", numba_compat.DIRECT),
+    _name("numba.core.cpu.CPUTargetOptions._nrt", numba_compat.UNCOUNTED),
 ]
 
 
@@ -160,6 +166,7 @@ def test_untouched_numba_leaves_every_feature_in(untouched):
     report, stderr, cache = untouched
     assert report["lost"] == {} and report["warnings"] == []
     assert report["direct"] == [3.0, 6.0, 12.0] and report["direct_calls_past_dispatch"]
+    assert report["uncounted"] == [2.0, True]
     assert stderr.count(COMPILE_NOTICE) == 1
     assert any(cache.rglob("*.nbi"))
 
@@ -176,6 +183,8 @@ def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, interna
     assert report["q"] == untouched[0]["q"]  # bitwise
     assert report["direct"] == [3.0, 6.0, 12.0]  # through the dispatcher where the feature is lost
     assert report["direct_calls_past_dispatch"] == (feature != numba_compat.DIRECT)
+    # compiled with numba's reference counts where the option is lost, to the same result
+    assert report["uncounted"] == [2.0, feature != numba_compat.UNCOUNTED]
     # Cached by numba's plain cache where the package's is lost; not at all without distinct
     # symbols, where a kernel loaded from the cache might run another's code.
     assert any(tmp_path.rglob("*.nbi")) == (feature != numba_compat.SYMBOLS)

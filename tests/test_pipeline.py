@@ -33,7 +33,7 @@ import pytest
 from compilations import COUNT_COMPILATIONS
 from numba import njit
 
-from rigidrot_gym.attitude import pipeline, starts
+from rigidrot_gym.attitude import data, pipeline, starts
 from rigidrot_gym.attitude.components.evaluation import half_angle
 
 
@@ -247,6 +247,21 @@ def test_returned_arrays_are_never_written_again():
     vec.step(np.zeros((n, 3), dtype=np.float32))
     for returned, copy in kept:
         np.testing.assert_array_equal(returned, copy)
+
+
+def test_only_the_kernels_that_create_arrays_count_references():
+    # Numba refuses to compile a kernel without its reference-counted memory (NRT) that
+    # creates an array; the plain task's creates none, the realism components' and numba's
+    # reductions over threads do.
+    def counted(env) -> bool:
+        return env.unwrapped.batch._kernel.targetoptions.get("_nrt", True)
+
+    assert not counted(gym.make("RigidRot/Reorient-v0"))
+    assert not counted(gym.make_vec("RigidRot/Reorient-v0", num_envs=4))
+    assert counted(gym.make_vec("RigidRot/Reorient-v0", num_envs=4, num_threads=2))
+    assert counted(gym.make("RigidRot/WheelReorient-v0"))
+    # a restarting body's uniforms are drawn into its column of these rows
+    assert data.VARIATES.stop - data.VARIATES.start == starts.BASE_VARIATES
 
 
 def test_a_few_rows_autoresetting_equal_single_envs():

@@ -266,7 +266,7 @@ class Work(NamedTuple):
     """A period's staging area: the advanced states before they are committed, and the
     scratch of every component. Each array is written before it is read within every call
     that uses it: nothing in them carries over, and they are not part of the env's state.
-    ``stats``, ``actions``, ``results`` and ``body`` are rows of one buffer
+    ``stats``, ``actions``, ``results``, ``body`` and ``variates`` are rows of one buffer
     (:class:`Carried`), so that a pass over bodies touches one block of memory."""
 
     staged: np.ndarray  # (8, N) the advanced states (committed by a swap with Bodies.state)
@@ -277,6 +277,7 @@ class Work(NamedTuple):
     actions: np.ndarray  # (n, N) the clipped actions (0 for a body not stepped)
     commands: np.ndarray  # (n, N) actuator torques after delay, noise and limits, N·m
     sensed: np.ndarray  # (8, N) the state as the sensors report it (principal axes)
+    variates: np.ndarray  # (12, N) the uniforms of a restarting body's new episode
 
 
 class Outputs(NamedTuple):
@@ -324,12 +325,16 @@ STATS = slice(0, 2)  # rows of Carried.scratch
 ACTIONS_ROW = STATS.stop  # then one row per actuator
 RESULTS = slice(ACTIONS_ROW + MAX_ACTUATORS, ACTIONS_ROW + MAX_ACTUATORS + 10)
 BODY = slice(RESULTS.stop, RESULTS.stop + 7)
-SCRATCH_ROWS = BODY.stop
+# A restarting body's uniforms for its new episode (starts.BASE_VARIATES), in its column:
+# a kernel that allocates nothing draws them into memory it was given.
+VARIATES = slice(BODY.stop, BODY.stop + 12)
+SCRATCH_ROWS = VARIATES.stop
 
 
 class Carried(NamedTuple):
     """The fields of :class:`Bodies` and :class:`Work` as they travel into the compiled
-    call (Work's ``stats``, ``actions``, ``results`` and ``body`` as rows of ``scratch``)."""
+    call (Work's ``stats``, ``actions``, ``results``, ``body`` and ``variates`` as rows of
+    ``scratch``)."""
 
     state: np.ndarray  # (8, N)
     moments: np.ndarray  # (3, N)
@@ -341,7 +346,7 @@ class Carried(NamedTuple):
     sources: np.ndarray  # (2, N) uint64
     staged: np.ndarray  # (8, N)
     params: np.ndarray  # (SIZE, N)
-    scratch: np.ndarray  # (SCRATCH_ROWS, N) rows STATS, ACTIONS_ROW …, RESULTS, BODY
+    scratch: np.ndarray  # (SCRATCH_ROWS, N) rows STATS, ACTIONS_ROW …, RESULTS, BODY, VARIATES
     commands: np.ndarray  # (n, N)
     sensed: np.ndarray  # (8, N)
 

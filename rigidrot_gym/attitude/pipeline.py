@@ -77,6 +77,7 @@ from rigidrot_gym.attitude.data import (
     RESULTS,
     SENSORS,
     STATS,
+    VARIATES,
     Bodies,
     Carried,
     Equipment,
@@ -347,11 +348,13 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                     else:
                         xi, eta = sensors.normals(equipment.keys[i], bodies.steps[i] + after)
                     sensors.sense(state, bodies.principal, equipment, xi, eta, i, work.sensed)
-            body = evaluation.observe(call, bodies, rules, work.sensed, work, lo, hi)
+            body = evaluation.body_frame(call, bodies, work.sensed, work.body, lo, hi)
+            evaluation.observe(bodies, rules, work.sensed, body, work, lo, hi)
             if with_moving_target:
                 targets.relative_rates(body, rules, equipment, work, lo, hi)
             evaluation.write_observation(work.results, out.obs, lo, hi)
-        body = evaluation.observe(call, bodies, rules, state, work, lo, hi)
+        body = evaluation.body_frame(call, bodies, state, work.body, lo, hi)
+        evaluation.observe(bodies, rules, state, body, work, lo, hi)
         if with_moving_target:
             targets.relative_rates(body, rules, equipment, work, lo, hi)
         evaluation.assess(call, bodies, rules, work, out, lo, hi)
@@ -424,6 +427,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             actions=scratch[ACTIONS_ROW : ACTIONS_ROW + actuators],
             commands=carried.commands,
             sensed=carried.sensed,
+            variates=scratch[VARIATES],
         )
         if realistic:
             equipment = Equipment(*expand(equipment))
@@ -454,7 +458,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if after:
             # Every check has passed: the restarting bodies' new episodes can be drawn.
             if call.restart:
-                restart.restart(call, bodies, law, work.staged)
+                restart.restart(call, bodies, law, work)
             for block in prange(blocks):
                 lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
                 if realistic:
@@ -464,7 +468,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
 
     # Numba's cache tells kernels apart by name, code and closure, not by their flags.
     control_period.__qualname__ += f"_{part}" + ("_parallel" if parallel else "")
-    return kernel(control_period, parallel)
+    # Only the realism components create arrays (their blocks' normals, the estimator's
+    # scratch), and numba's reductions over parallel loops.
+    return kernel(control_period, parallel, allocates=realistic or parallel)
 
 
 @functools.cache

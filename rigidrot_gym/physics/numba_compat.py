@@ -1,6 +1,6 @@
 """Every use this package makes of numba's and llvmlite's private or undocumented internals.
 
-Five features of :mod:`rigidrot_gym.physics.jit` rest on names that numba and llvmlite do
+Six features of :mod:`rigidrot_gym.physics.jit` rest on names that numba and llvmlite do
 not promise to keep:
 
 * distinct symbols (``numba.core.bytecode.FunctionIdentity._unique_ids``): numba names each
@@ -19,7 +19,11 @@ not promise to keep:
   bodies has no call left in it and vectorises;
 * direct calls (``Dispatcher.get_overload``): a kernel called through its compiled overload
   for known argument types, past the dispatcher's typing of every argument on every call
-  (:class:`~rigidrot_gym.physics.jit.DirectCalls`).
+  (:class:`~rigidrot_gym.physics.jit.DirectCalls`);
+* uncounted kernels (``numba.core.cpu.CPUTargetOptions._nrt``): a kernel that allocates
+  no array compiled without numba's reference-counted memory (NRT), so that its array
+  arguments are neither wrapped in reference-counted records as it is called nor counted
+  wherever it passes them on (:func:`~rigidrot_gym.physics.jit.kernel`).
 
 A release that renames or drops one of these names must not break the package. Each
 feature looks up every name it needs before it uses any of them; where one is missing,
@@ -48,6 +52,7 @@ CACHE = "cache"
 EVENTS = "events"
 INLINING = "inlining"
 DIRECT = "direct calls"
+UNCOUNTED = "uncounted kernels"
 
 # LLVM's inline threshold while numba compiles a kernel of the package, and LLVM's own at
 # -O3 after: the option is process-wide, and other code's compilation is left as it was. At
@@ -88,6 +93,10 @@ _LOSSES = {
         "(vector env steps about 4× slower)"
     ),
     DIRECT: "every call of a kernel goes through numba's dispatch (about 1 µs more per env step)",
+    UNCOUNTED: (
+        "kernels that allocate nothing count references to their arrays like the others "
+        "(about 1 µs more per call of an env's kernel)"
+    ),
 }
 
 _ABSENT = object()
@@ -126,7 +135,7 @@ def activate(package: Package) -> None:
 
 def lost() -> dict[str, tuple[str, ...]]:
     """The features left out in this process (:data:`SYMBOLS`, :data:`CACHE`, :data:`EVENTS`,
-    :data:`INLINING`, :data:`DIRECT`), each with the internals it missed."""
+    :data:`INLINING`, :data:`DIRECT`, :data:`UNCOUNTED`), each with the internals it missed."""
     return dict(_lost)
 
 
@@ -143,6 +152,17 @@ def overload_of(dispatcher: Callable, args: tuple) -> Callable:
         return get_overload(tuple(numba.typeof(arg) for arg in args))
     except KeyError:  # no overload of exactly these types (numba converted an argument)
         return dispatcher
+
+
+def uncounted() -> dict[str, bool]:
+    """The options of ``numba.njit`` that compile a kernel without numba's reference-counted
+    memory: ``{"_nrt": False}``; none where numba lacks the option (with one warning), and
+    the kernel counts references like any other."""
+    missing = _missing("numba.core.cpu", ["CPUTargetOptions._nrt"])
+    if missing:
+        _lose(UNCOUNTED, missing)
+        return {}
+    return {"_nrt": False}
 
 
 def _module(name: str) -> ModuleType | None:

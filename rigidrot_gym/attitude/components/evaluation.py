@@ -140,12 +140,11 @@ def body_frame(call, bodies, state, body, lo, hi):
 
 
 @jitable
-def observe(call, bodies, rules, state, work, lo, hi):
+def observe(bodies, rules, state, body, work, lo, hi):
     """The observation of bodies ``lo`` … ``hi`` − 1 of ``state`` (8, N, principal axes),
-    its pointing error and |ω| into ``work.results`` (rows OBSERVED, ANGLE, SPEED); returns
-    the state in the body frame (:func:`body_frame`)."""
+    given as ``body`` in the body frame (:func:`body_frame`), its pointing error and |ω|
+    into ``work.results`` (rows OBSERVED, ANGLE, SPEED)."""
     results = work.results
-    body = body_frame(call, bodies, state, work.body, lo, hi)
     inv_max_rate = 1.0 / rules.max_rate
     for i in jit.bodies(lo, hi):
         target = (bodies.target[0, i], bodies.target[1, i], bodies.target[2, i], bodies.target[3, i])
@@ -156,7 +155,6 @@ def observe(call, bodies, rules, state, work, lo, hi):
         w = (body[4, i], body[5, i], body[6, i])
         results[4, i], results[5, i], results[6, i] = scaled_rates(w, inv_max_rate)
         results[SPEED, i] = vec.norm((state[4, i], state[5, i], state[6, i]))  # |ω| in any frame
-    return body
 
 
 @jitable

@@ -4,22 +4,22 @@ draws nothing), in the order of the bodies (two rows may share a generator)."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from rigidrot_gym.attitude.draws import draw
-from rigidrot_gym.attitude.starts import BASE_VARIATES, start_state
+from rigidrot_gym.attitude.starts import start_state
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qmul, qrotate_inv
 
 
 @jitable
-def restart(call, bodies, law, staged):
-    """Every waiting body's start state into ``staged`` (principal axes: q ⊗ B, B* ω B),
-    its target and zero counters into ``bodies``, under the start ``law``."""
-    variates = np.empty(BASE_VARIATES)
+def restart(call, bodies, law, work):
+    """Every waiting body's start state into ``work.staged`` (principal axes: q ⊗ B, B* ω B),
+    its target and zero counters into ``bodies``, under the start ``law``; its variates
+    drawn into its column of ``work.variates``."""
+    staged = work.staged
     for i in range(call.waiting.shape[0]):
         if not call.waiting[i]:
             continue
+        variates = work.variates[:, i]
         draw(bodies.sources, i, variates)
         q, w, goal = start_state(variates, law)
         if not call.principal_axes:

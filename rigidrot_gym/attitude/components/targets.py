@@ -114,8 +114,8 @@ def track(call, bodies, equipment, sun_pointing, lo, hi):
 
 @jitable
 def relative_rates(body, rules, equipment, work, lo, hi):
-    """Bodies ``lo`` … ``hi`` − 1 of ``body`` (their states in the body frame, as
-    :func:`~rigidrot_gym.attitude.components.evaluation.observe` returns them): their
+    """Bodies ``lo`` … ``hi`` − 1 of ``body`` (their states in the body frame:
+    :func:`~rigidrot_gym.attitude.components.evaluation.body_frame`): their
     observed rates (rows 4–6 of ``work.results``) and |ω| (row SPEED) become those of
     ω − R(q)ᵀ ω_T."""
     results, rates = work.results, equipment.target_rate
