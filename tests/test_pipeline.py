@@ -251,15 +251,15 @@ def test_returned_arrays_are_never_written_again():
 
 def test_only_the_kernels_that_create_arrays_count_references():
     # Numba refuses to compile a kernel without its reference-counted memory (NRT) that
-    # creates an array; the plain task's creates none, the realism components' and numba's
-    # reductions over threads do.
+    # creates an array: the passes draw into the batch's own scratch, and only numba's
+    # reductions over threads (and each thread's normals) need it.
     def counted(env) -> bool:
         return env.unwrapped.batch._kernel.targetoptions.get("_nrt", True)
 
-    assert not counted(gym.make("RigidRot/Reorient-v0"))
-    assert not counted(gym.make_vec("RigidRot/Reorient-v0", num_envs=4))
+    for env_id in ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v1", "RigidRot/NadirPoint-v0"):
+        assert not counted(gym.make(env_id)), env_id
+        assert not counted(gym.make_vec(env_id, num_envs=3)), env_id
     assert counted(gym.make_vec("RigidRot/Reorient-v0", num_envs=4, num_threads=2))
-    assert counted(gym.make("RigidRot/WheelReorient-v0"))
     # a restarting body's uniforms are drawn into its column of these rows
     assert data.VARIATES.stop - data.VARIATES.start == starts.BASE_VARIATES
 

@@ -133,9 +133,10 @@ class AttitudeBatch:
     checked first, and a step is staged (:class:`~rigidrot_gym.attitude.data.Work`) and
     committed only when every advanced state is valid. The state is every attribute but
     the staging and scratch arrays each period writes before it reads them (``_staged``,
-    ``_params``, ``_scratch``, ``_commands``, ``_sensed``), ``_sources`` (the generators' addresses, which a
-    copy or an unpickled batch rebuilds from its own generators) and the tuples the
-    compiled call takes and its direct calls (rebuilt with them), and no attribute is a view of another, so
+    ``_params``, ``_scratch``, ``_commands``, ``_sensed``, ``_normals``, ``_estimator``),
+    ``_sources`` (the generators' addresses, which a copy or an unpickled batch rebuilds
+    from its own generators) and the tuples the compiled call takes and its direct calls
+    (rebuilt with them), and no attribute is a view of another, so
     ``copy.deepcopy`` and pickling give a batch that continues bit for bit like the
     original.
 
@@ -189,6 +190,7 @@ class AttitudeBatch:
         self._moments, self._principal, self._target = carried.moments, carried.principal, carried.target
         self._max_torque, self._steps, self._hold = carried.max_torque, carried.steps, carried.hold
         self._scratch, self._commands, self._sensed = carried.scratch, carried.commands, carried.sensed
+        self._normals, self._estimator = carried.normals, carried.estimator
         self._moments[:] = moments[:, None]
         self._principal[:] = self._nominal[1][:, None]
         self._max_torque[:] = self.actuators.max_torque[:, None]
@@ -552,6 +554,8 @@ class AttitudeBatch:
             self._scratch,
             self._commands,
             self._sensed,
+            self._normals,
+            self._estimator,
         )
 
     def _direct_calls(self) -> None:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from rigidrot_gym.attitude.variates import NAVIGATION_PAIRS
 from rigidrot_gym.physics.integrators.base import STATE_SIZE
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
@@ -278,6 +279,8 @@ class Work(NamedTuple):
     commands: np.ndarray  # (n, N) actuator torques after delay, noise and limits, N·m
     sensed: np.ndarray  # (8, N) the state as the sensors report it (principal axes)
     variates: np.ndarray  # (12, N) the uniforms of a restarting body's new episode
+    normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK)) a block's normals, pass by pass
+    estimator: np.ndarray  # (4, 6, 6) the estimator's work for one body at a time
 
 
 class Outputs(NamedTuple):
@@ -314,6 +317,12 @@ class Settings(NamedTuple):
 OBSERVED, ANGLE, SPEED, EFFORT = slice(0, 7), 7, 8, 9
 
 
+# Bodies per block of a pass (the unit of work of a thread).
+BLOCK = 256
+# The most normals a pass over a block draws per body: the navigation's (the actuators' at
+# most 2 · ⌈MAX_ACTUATORS / 2⌉ = 8, the sensors' 6, the random walk's 4).
+NORMAL_ROWS = 2 * NAVIGATION_PAIRS
+
 # How the records travel into the compiled call. Numba unboxes every argument, and every
 # array or number inside a tuple argument, one by one (about 50 ns an array), so Work's
 # scratch arrays travel as rows of one, which the compiled call slices back into Work's
@@ -349,6 +358,8 @@ class Carried(NamedTuple):
     scratch: np.ndarray  # (SCRATCH_ROWS, N) rows STATS, ACTIONS_ROW …, RESULTS, BODY, VARIATES
     commands: np.ndarray  # (n, N)
     sensed: np.ndarray  # (8, N)
+    normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK))
+    estimator: np.ndarray  # (4, 6, 6)
 
 
 def carried(n: int, actuators: int) -> Carried:
@@ -368,6 +379,8 @@ def carried(n: int, actuators: int) -> Carried:
         scratch=np.zeros((SCRATCH_ROWS, n)),
         commands=np.zeros((actuators, n)),
         sensed=np.zeros((STATE_SIZE, n)),
+        normals=np.zeros((NORMAL_ROWS, min(n, BLOCK))),
+        estimator=np.zeros((4, 6, 6)),
     )
 
 

@@ -36,6 +36,12 @@ combination of method, features and part is compiled once and cached on disk (th
 is a closure over them, which numba's cache tells apart); a branch on a feature is a
 branch on a constant, pruned before numba types the code. The passes run over blocks of
 bodies (``prange``): compiled with ``parallel=True``, numba's threads share the blocks.
+
+The one-thread kernel creates no array: a pass's normals go to the block's rows of
+``Work.normals``, the estimator's work to ``Work.estimator`` and a restart's uniforms to
+``Work.variates``, all the batch's own, so that it compiles without numba's reference
+counts (:func:`~rigidrot_gym.physics.jit.kernel`). On threads each block creates its own
+normals and work, and numba's reductions their partial sums.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ from rigidrot_gym.attitude.components import (
 )
 from rigidrot_gym.attitude.data import (
     ACTIONS_ROW,
+    BLOCK,
     BODY,
     ESTIMATE,
     RESULTS,
@@ -105,8 +112,6 @@ from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, kernel
 from rigidrot_gym.physics.quaternion import qconj, qlog, qmul, qrotate, qrotate_inv
 
-# Bodies per block of a pass (the unit of work of a thread).
-BLOCK = 256
 ZERO = np.uint64(0)  # the first stream's salt (block_normals)
 # The records of numbers travel packed together (data.pack); this rebuilds their fields.
 _NUMBERS = unpacker(Rules, StartLaw)
@@ -197,9 +202,11 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if not realistic:
             return torquers.hold(call, bodies, work, lo, hi)
         nonfinite = actions.clip(call, work, lo, hi)
-        noise = np.empty(
-            (2 * ((work.actions.shape[0] + 1) // 2) if with_noise and fast_noise else 0, hi - lo)
-        )
+        rows = 2 * ((work.actions.shape[0] + 1) // 2) if with_noise and fast_noise else 0
+        if parallel:  # each thread's block its own (the module docstring)
+            noise = np.empty((rows, hi - lo))
+        else:
+            noise = work.normals[:rows]
         if with_noise and fast_noise and call.stepped:
             block_normals(equipment.keys, ZERO, bodies.steps, 0, ACTUATOR_PAIRS, STEP_PAIRS, noise, lo, hi)
         for i in range(lo, hi):
@@ -211,7 +218,11 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     @jitable
     def move_on(call, bodies, equipment, work, lo, hi):
         """Stage 5 of the bodies that stepped: wheel momenta, random walk, pending action."""
-        walk = np.empty((4 if with_walk and fast_noise else 0, hi - lo))
+        rows = 4 if with_walk and fast_noise else 0
+        if parallel:
+            walk = np.empty((rows, hi - lo))
+        else:
+            walk = work.normals[:rows]
         if with_walk and fast_noise and call.stepped:
             block_normals(equipment.keys, ZERO, bodies.steps, 0, DISTURBANCE_PAIRS, STEP_PAIRS, walk, lo, hi)
         for i in range(lo, hi):
@@ -297,9 +308,12 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         started with an episode (step 0), moved on by a period a body stepped, left as they
         are otherwise (an evaluation without a step, a waiting body); then what the
         observation shows of them into ``work.sensed``."""
-        scratch = np.empty((4, 6, 6))  # the MEKF's work, then a measurement's z, H and R
-        # every normal the step may need, by the vectorising draw (for a body not live, unused)
-        normals = np.empty((2 * NAVIGATION_PAIRS, hi - lo))
+        # the MEKF's work, then a measurement's z, H and R; every normal the step may need,
+        # by the vectorising draw (for a body not live, unused)
+        if parallel:
+            scratch, normals = np.empty((4, 6, 6)), np.empty((2 * NAVIGATION_PAIRS, hi - lo))
+        else:
+            scratch, normals = work.estimator, work.normals[: 2 * NAVIGATION_PAIRS]
         after = 1 if call.stepped else 0
         block_normals(
             equipment.keys, NAVIGATION_SALT, bodies.steps, after, 0, NAVIGATION_PAIRS, normals, lo, hi
@@ -335,7 +349,11 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if with_sensed:
             after = 1 if call.stepped else 0  # the episode step the readings belong to
             if with_sensors:
-                noise = np.empty((6 if fast_noise else 0, hi - lo))
+                rows = 6 if fast_noise else 0
+                if parallel:
+                    noise = np.empty((rows, hi - lo))
+                else:
+                    noise = work.normals[:rows]
                 if fast_noise:
                     block_normals(
                         equipment.keys, ZERO, bodies.steps, after, SENSOR_PAIRS, STEP_PAIRS, noise, lo, hi
@@ -428,6 +446,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             commands=carried.commands,
             sensed=carried.sensed,
             variates=scratch[VARIATES],
+            normals=carried.normals,
+            estimator=carried.estimator,
         )
         if realistic:
             equipment = Equipment(*expand(equipment))
@@ -468,9 +488,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
 
     # Numba's cache tells kernels apart by name, code and closure, not by their flags.
     control_period.__qualname__ += f"_{part}" + ("_parallel" if parallel else "")
-    # Only the realism components create arrays (their blocks' normals, the estimator's
-    # scratch), and numba's reductions over parallel loops.
-    return kernel(control_period, parallel, allocates=realistic or parallel)
+    return kernel(control_period, parallel, allocates=parallel)
 
 
 @functools.cache

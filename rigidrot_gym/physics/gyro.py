@@ -98,20 +98,23 @@ def sample(rate, bias, carry, dt, arw, rrw, quantum, full_scale, n_u, n_v):
     reading ω̃_{k+1}, β_{k+1} and the new carry (rad/s, rad/s, rad)."""
     white = np.sqrt(arw * arw / dt + rrw * rrw * dt / 12.0)
     step = rrw * np.sqrt(dt)
-    reading, ends, carried = [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]
-    for k in range(3):
-        ends[k] = bias[k] + step * n_u[k]
-        out = rate[k] + 0.5 * (bias[k] + ends[k]) + white * n_v[k]
-        if quantum > 0.0:  # whole pulses of the angle, the remainder carried
-            angle = carry[k] + out * dt
-            out = np.round(angle / quantum) * quantum / dt
-            carried[k] = angle - out * dt
-        reading[k] = min(max(out, -full_scale), full_scale)
-    return (
-        (reading[0], reading[1], reading[2]),
-        (ends[0], ends[1], ends[2]),
-        (carried[0], carried[1], carried[2]),
-    )
+    x = _sample_axis(rate[0], bias[0], carry[0], dt, white, step, quantum, full_scale, n_u[0], n_v[0])
+    y = _sample_axis(rate[1], bias[1], carry[1], dt, white, step, quantum, full_scale, n_u[1], n_v[1])
+    z = _sample_axis(rate[2], bias[2], carry[2], dt, white, step, quantum, full_scale, n_u[2], n_v[2])
+    return (x[0], y[0], z[0]), (x[1], y[1], z[1]), (x[2], y[2], z[2])
+
+
+@jitable
+def _sample_axis(rate, bias, carry, dt, white, step, quantum, full_scale, n_u, n_v):
+    """One axis of :func:`sample`: its reading, bias and carry."""
+    end = bias + step * n_u
+    out = rate + 0.5 * (bias + end) + white * n_v
+    carried = 0.0
+    if quantum > 0.0:  # whole pulses of the angle, the remainder carried
+        angle = carry + out * dt
+        out = np.round(angle / quantum) * quantum / dt
+        carried = angle - out * dt
+    return min(max(out, -full_scale), full_scale), end, carried
 
 
 def _record(rates, beta, n_u, n_v, dt, arw, rrw, quantum, full_scale, out, ends):

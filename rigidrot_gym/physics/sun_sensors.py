@@ -256,17 +256,19 @@ def direction(normals, readings, threshold):
     × ν, by which noise on the readings turns it, an estimator's weight); (0, 0, 0) and 0
     when invalid. Coplanar normals give a singular Nᵀ N: valid needs its determinant above
     1e-10 of (tr Nᵀ N / 3)³ (the cube of its mean eigenvalue)."""
-    g = np.zeros((3, 3))
-    rhs = [0.0, 0.0, 0.0]
+    # Nᵀ N's six distinct entries (a b c / b d e / c e f) and Nᵀ y, summed in scalars: a
+    # kernel that allocates nothing can call this (jit.kernel)
+    a = b = c = d = e = f = 0.0
+    rhs = (0.0, 0.0, 0.0)
     lit = 0
     for i in range(readings.shape[0]):
         if readings[i] > threshold:
             lit += 1
-            for j in range(3):
-                rhs[j] += readings[i] * normals[i, j]
-                for k in range(3):
-                    g[j, k] += normals[i, j] * normals[i, k]
-    a, b, c, d, e, f = g[0, 0], g[0, 1], g[0, 2], g[1, 1], g[1, 2], g[2, 2]
+            n = (normals[i, 0], normals[i, 1], normals[i, 2])
+            y = readings[i]
+            rhs = (rhs[0] + y * n[0], rhs[1] + y * n[1], rhs[2] + y * n[2])
+            a, b, c = a + n[0] * n[0], b + n[0] * n[1], c + n[0] * n[2]
+            d, e, f = d + n[1] * n[1], e + n[1] * n[2], f + n[2] * n[2]
     cof = (d * f - e * e, c * e - b * f, b * e - c * d, a * f - c * c, b * c - a * e, a * d - b * b)
     det = a * cof[0] + b * cof[1] + c * cof[2]
     mean = (a + d + f) / 3.0
