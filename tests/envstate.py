@@ -4,7 +4,8 @@ Everything the env object holds is walked: arrays (compared byte for byte, NaN i
 random generators (their bit generators' states), counters, flags, nested objects of the
 attitude package and Gymnasium's spaces. Left out: the batch's staging and scratch arrays,
 which each step writes before it reads them (``_staged``, ``_params``, ``_scratch``,
-``_commands``, ``_sensed``: :class:`rigidrot_gym.attitude.data.Work`), and ``_sources``, the
+``_commands``, ``_sensed``, ``_normals``, ``_estimator``:
+:class:`rigidrot_gym.attitude.data.Work`), and ``_sources``, the
 memory addresses of the generators (compared by their states), which differ between an
 object and its copy by design.
 """
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-_SCRATCH = {"_staged", "_params", "_scratch", "_commands", "_sensed", "_sources"}
+_SCRATCH = {"_staged", "_params", "_scratch", "_commands", "_sensed", "_normals", "_estimator", "_sources"}
 _WALKED = ("rigidrot_gym.attitude", "gymnasium.spaces", "gymnasium.vector", "stable_baselines3")
 
 
