@@ -279,8 +279,8 @@ class Work(NamedTuple):
     commands: np.ndarray  # (n, N) actuator torques after delay, noise and limits, N·m
     sensed: np.ndarray  # (8, N) the state as the sensors report it (principal axes)
     variates: np.ndarray  # (12, N) the uniforms of a restarting body's new episode
-    normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK)) a block's normals, pass by pass
-    estimator: np.ndarray  # (4, 6, 6) the estimator's work for one body at a time
+    normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK)) a block's normals, pass by pass (one thread)
+    estimator: np.ndarray  # (4, 6, 6) the estimator's work, one body at a time
 
 
 class Outputs(NamedTuple):

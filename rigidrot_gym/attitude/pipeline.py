@@ -37,11 +37,11 @@ is a closure over them, which numba's cache tells apart); a branch on a feature 
 branch on a constant, pruned before numba types the code. The passes run over blocks of
 bodies (``prange``): compiled with ``parallel=True``, numba's threads share the blocks.
 
-The one-thread kernel creates no array: a pass's normals go to the block's rows of
-``Work.normals``, the estimator's work to ``Work.estimator`` and a restart's uniforms to
-``Work.variates``, all the batch's own, so that it compiles without numba's reference
-counts (:func:`~rigidrot_gym.physics.jit.kernel`). On threads each block creates its own
-normals and work, and numba's reductions their partial sums.
+The passes create no array, so that the one-thread kernel compiles without numba's
+reference counts (:func:`~rigidrot_gym.physics.jit.kernel`; on threads numba's reductions
+create their partial sums). A restart's uniforms go to ``Work.variates``; the realism
+components' normals to ``Work.normals`` and the estimator's work to ``Work.estimator``,
+one block after the other (the batch runs realism components on one thread only).
 """
 
 from __future__ import annotations
@@ -203,10 +203,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             return torquers.hold(call, bodies, work, lo, hi)
         nonfinite = actions.clip(call, work, lo, hi)
         rows = 2 * ((work.actions.shape[0] + 1) // 2) if with_noise and fast_noise else 0
-        if parallel:  # each thread's block its own (the module docstring)
-            noise = np.empty((rows, hi - lo))
-        else:
-            noise = work.normals[:rows]
+        noise = work.normals[:rows]
         if with_noise and fast_noise and call.stepped:
             block_normals(equipment.keys, ZERO, bodies.steps, 0, ACTUATOR_PAIRS, STEP_PAIRS, noise, lo, hi)
         for i in range(lo, hi):
@@ -218,11 +215,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     @jitable
     def move_on(call, bodies, equipment, work, lo, hi):
         """Stage 5 of the bodies that stepped: wheel momenta, random walk, pending action."""
-        rows = 4 if with_walk and fast_noise else 0
-        if parallel:
-            walk = np.empty((rows, hi - lo))
-        else:
-            walk = work.normals[:rows]
+        walk = work.normals[: 4 if with_walk and fast_noise else 0]
         if with_walk and fast_noise and call.stepped:
             block_normals(equipment.keys, ZERO, bodies.steps, 0, DISTURBANCE_PAIRS, STEP_PAIRS, walk, lo, hi)
         for i in range(lo, hi):
@@ -308,12 +301,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         started with an episode (step 0), moved on by a period a body stepped, left as they
         are otherwise (an evaluation without a step, a waiting body); then what the
         observation shows of them into ``work.sensed``."""
-        # the MEKF's work, then a measurement's z, H and R; every normal the step may need,
-        # by the vectorising draw (for a body not live, unused)
-        if parallel:
-            scratch, normals = np.empty((4, 6, 6)), np.empty((2 * NAVIGATION_PAIRS, hi - lo))
-        else:
-            scratch, normals = work.estimator, work.normals[: 2 * NAVIGATION_PAIRS]
+        scratch = work.estimator  # the MEKF's work, then a measurement's z, H and R
+        # every normal the step may need, by the vectorising draw (for a body not live, unused)
+        normals = work.normals[: 2 * NAVIGATION_PAIRS]
         after = 1 if call.stepped else 0
         block_normals(
             equipment.keys, NAVIGATION_SALT, bodies.steps, after, 0, NAVIGATION_PAIRS, normals, lo, hi
@@ -349,11 +339,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if with_sensed:
             after = 1 if call.stepped else 0  # the episode step the readings belong to
             if with_sensors:
-                rows = 6 if fast_noise else 0
-                if parallel:
-                    noise = np.empty((rows, hi - lo))
-                else:
-                    noise = work.normals[:rows]
+                noise = work.normals[: 6 if fast_noise else 0]
                 if fast_noise:
                     block_normals(
                         equipment.keys, ZERO, bodies.steps, after, SENSOR_PAIRS, STEP_PAIRS, noise, lo, hi

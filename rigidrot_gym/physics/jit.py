@@ -70,8 +70,9 @@ def kernel(function: Callable, parallel: bool = False, allocates: bool = True) -
     (:func:`~rigidrot_gym.physics.numba_compat.uncounted`): numba then neither wraps each
     array argument in a counted record as the kernel is called nor counts references
     wherever the kernel passes an array on. On a 2-core AMD EPYC that took a call of the
-    single env's ``Reorient-v0`` kernel from 1.97 to 0.80 µs (its 20 array arguments and
-    about 80 counted references); the arrays are the caller's, alive for the call.
+    single env's ``Reorient-v0`` kernel from 1.88 to 0.85 µs (about 200 counting
+    operations and 20 records allocated and freed per call); the arrays are the caller's,
+    alive for the call.
 
     Multiplies and adds are not contracted into fused multiply-adds (``fastmath``): on a
     2-core AMD EPYC (znver4) contraction put 399 FMAs into the env's kernel for 2 % on an
