@@ -74,12 +74,15 @@ def kernel(function: Callable, parallel: bool = False, allocates: bool = True) -
     operations and 20 records allocated and freed per call); the arrays are the caller's,
     alive for the call.
 
-    Multiplies and adds are not contracted into fused multiply-adds (``fastmath``): on a
-    2-core AMD EPYC (znver4) contraction put 399 FMAs into the env's kernel for 2 % on an
-    RK4 sub-step (6.7-6.8 against 6.9 ns per body) and no measurable change in an env step,
-    and it would change every result in its last bits."""
+    Multiplies and adds are contracted into fused multiply-adds (``fastmath={"contract"}``,
+    nothing else of fast math: no reassociation, NaN and infinity kept): one rounding where
+    there were two, so a result differs from the same source run as numpy (which rounds
+    each operation) in its last bits. On a 2-core AMD EPYC (znver4) it took the vector env's
+    RK4 sub-step from 7.5-8.0 to 6.5-6.7 ns per body."""
     options = {} if allocates else numba_compat.uncounted()
-    return numba.njit(cache=True, error_model="numpy", parallel=parallel, **options)(function)
+    return numba.njit(cache=True, error_model="numpy", fastmath={"contract"}, parallel=parallel, **options)(
+        function
+    )
 
 
 class DirectCalls:

@@ -10,7 +10,7 @@
   below the arithmetic peak in one run);
 * :func:`arithmetic_peak`: floating-point operations per second of a tight multiply-add loop
   compiled the same way as the kernels (:func:`~rigidrot_gym.physics.jit.kernel`: a
-  multiply and an add, not contracted into an FMA), vectorised
+  multiply and an add contracted into one fused multiply-add, two operations), vectorised
   over elements with eight independent chains each (with four, a chain's multiply waits
   on its add, and an RK4 step measured faster than the loop on an Intel Xeon with
   AVX-512), the best of several runs: this core's attainable peak for such code;
