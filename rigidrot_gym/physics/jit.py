@@ -77,8 +77,8 @@ def kernel(function: Callable, parallel: bool = False, allocates: bool = True) -
     Multiplies and adds are contracted into fused multiply-adds (``fastmath={"contract"}``,
     nothing else of fast math: no reassociation, NaN and infinity kept): one rounding where
     there were two, so a result differs from the same source run as numpy (which rounds
-    each operation) in its last bits. On a 2-core AMD EPYC (znver4) it took the vector env's
-    RK4 sub-step from 7.5-8.0 to 6.5-6.7 ns per body."""
+    each operation) in its last bits. On a 2-core AMD EPYC (znver5) it took the vector env's
+    RK4 sub-step from 3.6-3.7 to 3.2-3.3 ns per body."""
     options = {} if allocates else numba_compat.uncounted()
     return numba.njit(cache=True, error_model="numpy", fastmath={"contract"}, parallel=parallel, **options)(
         function
