@@ -426,7 +426,11 @@ def test_one_evaluation_for_every_path(principal_axes):
         for field in ("state", "moments", "principal", "target", "max_torque"):
             np.copyto(getattr(carried, field), getattr(bodies, field))
         np.copyto(carried.staged, bodies.state)  # the engine's part reads the staged states
-        out = (np.zeros((n, 7), dtype=np.float32), np.zeros((data.OUTPUTS, n)))
+        out = (
+            np.zeros((n, 7), dtype=np.float32),
+            np.zeros((data.VALUES, n)),
+            np.ones((data.FLAGS, n), dtype=bool),
+        )
         per_call, settings = tuple(call)[:5], tuple(call)[5:]
         features = realistic if name == "realistic" else plain
         realism = tuple(getattr(equipment, field) for field in data.equipment_fields(features))
@@ -436,7 +440,8 @@ def test_one_evaluation_for_every_path(principal_axes):
     for name in ("realistic", "engine"):
         assert np.array_equal(results[name][0], results["plain"][0]), name
         assert np.array_equal(results[name][1], results["plain"][1]), name
-    obs, values = results["plain"]
+        assert np.array_equal(results[name][2], results["plain"][2]), name
+    obs, values, flags = results["plain"]
     # the reference: body-frame attitude q_p B*, its error from the target, the rates B ω_p B*
     b = Rotation.from_quat(np.roll(bodies.principal.T, -1, axis=1))
     q = Rotation.from_quat(np.roll(bodies.state[0:4].T, -1, axis=1)) * b.inv()
@@ -457,7 +462,8 @@ def test_one_evaluation_for_every_path(principal_axes):
         - scenario.reward_unsafe * (rate > scenario.max_rate)
     )
     np.testing.assert_allclose(values[data.REWARD], reward, atol=1e-9)
-    assert not values[data.TERMINATED].any() and not values[data.SUCCESS].any()  # no step: no flags
+    assert not flags[data.TERMINATED].any() and not flags[data.SUCCESS].any()  # no step: no flags
+    assert np.array_equal(flags[data.IN_TOLERANCE], inside)
     assert (rate > scenario.max_rate).any()  # the unsafe term was exercised
 
 

@@ -45,7 +45,7 @@ from rigidrot_gym.attitude.components import (
     wheels,
 )
 from rigidrot_gym.attitude.components.integration import divergence_error, first_failure, valid_state
-from rigidrot_gym.attitude.data import NEAR_TARGET, OUTPUTS, REWARD, TERMINATED, TRUNCATED, Features
+from rigidrot_gym.attitude.data import FLAGS, NEAR_TARGET, REWARD, TERMINATED, TRUNCATED, VALUES, Features
 from rigidrot_gym.attitude.draws import sources
 from rigidrot_gym.attitude.result import StepResult, info_of, row_of
 from rigidrot_gym.attitude.scenario import Scenario
@@ -198,8 +198,9 @@ class AttitudeBatch:
         self._rngs: tuple[np.random.Generator, ...] = ()  # none yet: the env sets them at reset
         self._sources = sources(self._rngs)
         self.obs = np.zeros((n, observation_size(scenario)), dtype=np.float32)
-        self._out = np.zeros((OUTPUTS, n))
-        self._handed_out = False  # obs and _out given away by result(), not to be written
+        self._values = np.zeros((VALUES, n))
+        self._flags = np.zeros((FLAGS, n), dtype=bool)
+        self._handed_out = False  # the outputs given away by result(), not to be written
         self._init_equipment()
         self._law = start_law(scenario)  # the start law, for the compiled step's restarts
         self._all = np.arange(n)
@@ -282,11 +283,6 @@ class AttitudeBatch:
     def state(self) -> np.ndarray:
         """(N, 8) integrator states in principal axes: q, ω, the method's scalar (a view)."""
         return self._state.T
-
-    @property
-    def out(self) -> np.ndarray:
-        """(N, OUTPUTS) per-body outputs of the last step or reset, columns ``REWARD`` … (a view)."""
-        return self._out.T
 
     @property
     def moments(self) -> np.ndarray:
@@ -471,15 +467,15 @@ class AttitudeBatch:
         observations and outputs (rewards and flags of those rows are left to the caller's
         autoreset convention)."""
         self.reset_rows(rows, fixed)
-        reward, flags = self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1]
+        reward, ended = self._values[REWARD, rows], self._flags[TERMINATED : TRUNCATED + 1, rows]
         self._observe_rows(np.unique(rows))
-        self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1] = reward, flags
+        self._values[REWARD, rows], self._flags[TERMINATED : TRUNCATED + 1, rows] = reward, ended
 
     # ----------------------------------------------------------------- control periods
 
     def observe(self) -> None:
         """Compute the observation and outputs of the current state of every body (not
-        advanced) into :attr:`obs` and :attr:`out`."""
+        advanced) into :attr:`obs` and the values and flags :meth:`result` hands out."""
         self._period(None, self._no_waiting)
 
     def step(self, action: np.ndarray, waiting: np.ndarray | None = None, restart: bool = False) -> None:
@@ -487,7 +483,7 @@ class AttitudeBatch:
         :func:`~rigidrot_gym.attitude.arguments.actions`; clipped to [-1, 1]) for one control
         period to the bodies not ``waiting`` ((N,) bool, default none; the others are not
         integrated and their actions not used); their results land in :attr:`obs`
-        (N, 7 + wheels) and :attr:`out` (N, OUTPUTS, columns ``REWARD`` ...). With ``restart``
+        (N, 7 + wheels) and the values and flags of :meth:`result`. With ``restart``
         the waiting bodies then start new episodes, as :meth:`restart`, with reward 0 and
         both flags false (a vector env's next-step autoreset). A step that raises changes
         nothing.
@@ -504,7 +500,7 @@ class AttitudeBatch:
         if restarting and not self._draws_starts:
             rows = np.flatnonzero(waiting)
             self.restart(rows)
-            self.out[rows, REWARD], self.out[rows, TERMINATED : TRUNCATED + 1] = 0.0, 0.0
+            self._values[REWARD, rows], self._flags[TERMINATED : TRUNCATED + 1, rows] = 0.0, False
 
     def _period(self, action: np.ndarray | None, waiting: np.ndarray, restart: bool = False) -> None:
         """One call of the pipeline: the step of the bodies not ``waiting`` (or, with
@@ -513,29 +509,36 @@ class AttitudeBatch:
         if restart and self._sources.shape[1] != self.num_bodies:
             # The compiled call reads each restarting body's generator from that table.
             raise RuntimeError("set the bodies' generators (rngs) before a reset or an autoreset")
-        obs, out = self.obs, self._out
+        obs, values, flags = self.obs, self._values, self._flags
         if self._handed_out:
             # result() gave these arrays away uncopied: write new ones, so that an array a
             # caller holds is never written again.
-            obs, out = np.empty_like(obs), np.empty_like(out)
+            obs, values, flags = np.empty_like(obs), np.empty_like(values), np.empty_like(flags)
         # The pipeline writes every body's outputs and counters; waiting bodies' are put back
         # (unless they restart: theirs are then their new episodes').
         kept = None
         if not restart and waiting is not self._no_waiting and waiting.any():
             rows = np.flatnonzero(waiting)
-            kept = (rows, self.obs[rows], self._out[:, rows], self.steps[rows], self.hold[rows])
+            kept = (
+                rows,
+                self.obs[rows],
+                self._values[:, rows],
+                self._flags[:, rows],
+                self.steps[rows],
+                self.hold[rows],
+            )
         stepped = action is not None
         action = action if stepped else self._idle_actions
         call = (action, waiting, stepped, restart, self.scenario.substeps)
-        counts = self._run(call, self._carried(), obs, out)
+        counts = self._run(call, self._carried(), (obs, values, flags))
         if any(counts):
             self._raise(counts, call)
         # The staged states become the state: a swap, not a copy.
         self._state, self._staged = self._staged, self._state
         if kept is not None:
             rows = kept[0]
-            obs[rows], out[:, rows], self.steps[rows], self.hold[rows] = kept[1:]
-        self.obs, self._out, self._handed_out = obs, out, False
+            obs[rows], values[:, rows], flags[:, rows], self.steps[rows], self.hold[rows] = kept[1:]
+        self.obs, self._values, self._flags, self._handed_out = obs, values, flags, False
 
     def _carried(self) -> tuple:
         """The bodies and their staging area as the compiled call takes them (a plain
@@ -575,7 +578,7 @@ class AttitudeBatch:
             data.pack(rules_of(self.scenario), self._law),
         )
 
-    def _run(self, call: tuple, carried: tuple, obs, out) -> tuple[int, int, int]:
+    def _run(self, call: tuple, carried: tuple, outputs: tuple) -> tuple[int, int, int]:
         """The pipeline's call on these records (plain tuples of ``Period``'s first fields
         and of ``Carried``): the compiled period, or with an engine its part before the
         integration, the engine, and its part after."""
@@ -585,13 +588,13 @@ class AttitudeBatch:
         # keeps its type for the batch's life: each is made C-contiguous, aligned and
         # writeable (np.zeros, np.empty, np.empty_like of one, take) and replaced only by one
         # made the same way (_state and _staged swapped, new generators' _sources, new obs
-        # and _out after result()); a copy or an unpickled batch makes its own direct calls.
+        # and outputs after result()); a copy or an unpickled batch makes its own direct calls.
         action, waiting = call[0], call[1]
         types = action.dtype, action.ndim, action.flags.num
         if waiting is not self._no_waiting:
             types += waiting.dtype, waiting.ndim, waiting.flags.num
         settings, equipment, numbers = self._constants
-        args = (call, settings, carried, equipment, numbers, (obs, out))
+        args = (call, settings, carried, equipment, numbers, outputs)
         if self._kernel is None:
             return self._run_engine(data.Carried(*carried), types, args)
         if self.num_threads == 1:
@@ -641,17 +644,25 @@ class AttitudeBatch:
         raises) one call over the batch with the others waiting."""
         if rows.size < _APART * self.num_bodies and not self.scenario.realistic:
             k = rows.size
-            obs = np.empty((k, self.obs.shape[1]), dtype=self.obs.dtype)
-            out = np.empty((OUTPUTS, k))
+            outputs = (
+                np.empty((k, self.obs.shape[1]), dtype=self.obs.dtype),
+                np.empty((VALUES, k)),
+                np.empty((FLAGS, k), dtype=bool),
+            )
             # C-contiguous copies of the rows (the same compiled specialisation); no restart
             # in this call, so no generator is read
             gathered = (a.take(rows, axis=-1) for a in self._carried()[:7])
             carried = (*gathered, *data.carried(k, self.actuators.count)[7:])
             call = (self._idle_actions[:k], self._no_waiting[:k], False, False, self.scenario.substeps)
-            if not any(self._run(call, carried, obs, out)):
+            if not any(self._run(call, carried, outputs)):
                 if self._handed_out:  # never write an array result() gave away
-                    self.obs, self._out, self._handed_out = self.obs.copy(), self._out.copy(), False
-                self.obs[rows], self._out[:, rows] = obs, out
+                    self.obs, self._values, self._flags = (
+                        self.obs.copy(),
+                        self._values.copy(),
+                        self._flags.copy(),
+                    )
+                    self._handed_out = False
+                self.obs[rows], self._values[:, rows], self._flags[:, rows] = outputs
                 return
         others = np.ones(self.num_bodies, dtype=bool)
         others[rows] = False
@@ -666,8 +677,8 @@ class AttitudeBatch:
         call = (action, self._no_waiting, True, False, substeps)
         # through numba's dispatcher: a caller's substeps may be another integer type
         settings, equipment, numbers = self._constants
-        out = (np.empty_like(self.obs), np.empty_like(self._out))
-        self._kernel(call, settings, self._carried(), equipment, numbers, out)
+        outputs = (np.empty_like(self.obs), np.empty_like(self._values), np.empty_like(self._flags))
+        self._kernel(call, settings, self._carried(), equipment, numbers, outputs)
 
     # ----------------------------------------------------------------- results
 
@@ -676,17 +687,19 @@ class AttitudeBatch:
         wheel arrays, which the batch updates in place, copied."""
         self._handed_out = True
         if not self.features.wheels:  # nothing to copy: the batch's own empty and false arrays
-            return StepResult(self.obs, self._out, self.wheel_momentum, self._no_saturation)
-        return StepResult(self.obs, self._out, self.wheel_momentum.copy(), self.wheel_saturated.copy())
+            return StepResult(self.obs, self._values, self._flags, self.wheel_momentum, self._no_saturation)
+        return StepResult(
+            self.obs, self._values, self._flags, self.wheel_momentum.copy(), self.wheel_saturated.copy()
+        )
 
     def info(self, i: int) -> dict[str, Any]:
         """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""
-        return info_of(self._out, i, self._wheels(i))
+        return info_of(self._values, self._flags, i, self._wheels(i))
 
     def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Body i's ``(obs, reward, terminated, truncated, info)`` now (as
         :meth:`StepResult.row`: copies, so the batch's arrays are not handed out)."""
-        return row_of(self.obs, self._out, i, self._wheels(i))
+        return row_of(self.obs, self._values, self._flags, i, self._wheels(i))
 
     def _wheels(self, i: int) -> tuple[np.ndarray, Any] | None:
         """Body i's wheel momenta and saturation flag (views), None without wheels."""

@@ -33,13 +33,15 @@ OBS_SIZE = 7
 # (principal axes), then the method's own scalar (only ``rkn`` uses it).
 Q, W, METHOD_SCALAR = slice(0, 4), slice(4, 7), 7
 
-# Rows of the per-body outputs (``Outputs.values``, (OUTPUTS, N)): the reward, the pointing
-# error (deg) and |ω| (rad/s), then the flags as 0 or 1. SUCCESS is the task's success (the
-# tolerance held for ``success_hold_steps`` consecutive steps, at least one); IN_TOLERANCE
-# the step's own.
-REWARD, POINTING_DEG, RATE, SUCCESS, TERMINATED, TRUNCATED, IN_TOLERANCE = range(7)
-OUTPUTS = 7
-FLAGS = slice(SUCCESS, OUTPUTS)  # the rows the results read as booleans, in one pass
+# Rows of the per-body outputs: ``Outputs.values`` (VALUES, N) the reward, the pointing
+# error (deg) and |ω| (rad/s); ``Outputs.flags`` (FLAGS, N, booleans, which a vector env
+# hands out as they are) SUCCESS, the task's success (the tolerance held for
+# ``success_hold_steps`` consecutive steps, at least one), TERMINATED, TRUNCATED and
+# IN_TOLERANCE, the step's own.
+REWARD, POINTING_DEG, RATE = range(3)
+VALUES = 3
+SUCCESS, TERMINATED, TRUNCATED, IN_TOLERANCE = range(4)
+FLAGS = 4
 
 # What the observation shows of the attitude and rates (Features.observed).
 TRUTH, SENSORS, ESTIMATE = 0, 1, 2
@@ -287,7 +289,8 @@ class Outputs(NamedTuple):
     """What a period hands back: the observations and the per-body values and flags."""
 
     obs: np.ndarray  # (N, size) float32
-    values: np.ndarray  # (OUTPUTS, N) rows REWARD …
+    values: np.ndarray  # (VALUES, N) rows REWARD …
+    flags: np.ndarray  # (FLAGS, N) bool, rows SUCCESS …
 
 
 class Period(NamedTuple):

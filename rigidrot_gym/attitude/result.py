@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from rigidrot_gym.attitude.data import (
-    FLAGS,
     IN_TOLERANCE,
     POINTING_DEG,
     RATE,
@@ -39,55 +38,56 @@ def _info(
     return info
 
 
-def _column_info(v: list[float], wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
-    """The ``info`` dict of one env's column of values, as Python numbers."""
-    return _info(v[POINTING_DEG], v[RATE], v[SUCCESS] > 0.5, v[IN_TOLERANCE] > 0.5, wheels)
+def _column_info(v: list[float], f: list[bool], wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
+    """The ``info`` dict of one env's column of values ``v`` and flags ``f``, as Python
+    numbers."""
+    return _info(v[POINTING_DEG], v[RATE], f[SUCCESS], f[IN_TOLERANCE], wheels)
 
 
-def info_of(values: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
-    """Env i's ``info`` dict from ``values`` (OUTPUTS, N) and its wheel momenta and
-    saturation flag (None without wheels)."""
-    return _column_info(values[:, i].tolist(), wheels)  # Python numbers at once: cheaper
+def info_of(
+    values: np.ndarray, flags: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None
+) -> dict[str, Any]:
+    """Env i's ``info`` dict from ``values`` (VALUES, N), ``flags`` (FLAGS, N) and its wheel
+    momenta and saturation flag (None without wheels)."""
+    return _column_info(values[:, i].tolist(), flags[:, i].tolist(), wheels)  # Python numbers at once
 
 
 def row_of(
-    obs: np.ndarray, values: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None
+    obs: np.ndarray, values: np.ndarray, flags: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None
 ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
     """Env i's ``(obs, reward, terminated, truncated, info)`` from ``obs`` (N, size),
-    ``values`` (OUTPUTS, N) and its wheels (as :func:`info_of`), as a single env returns
-    them: the observation a copy."""
-    v = values[:, i].tolist()
-    return obs[i].copy(), v[REWARD], v[TERMINATED] > 0.5, v[TRUNCATED] > 0.5, _column_info(v, wheels)
+    ``values``, ``flags`` and its wheels (as :func:`info_of`), as a single env returns them:
+    the observation a copy."""
+    v, f = values[:, i].tolist(), flags[:, i].tolist()
+    return obs[i].copy(), v[REWARD], f[TERMINATED], f[TRUNCATED], _column_info(v, f, wheels)
 
 
 class StepResult:
     """One batched step's arrays over the N bodies, safe to keep (the batch never writes
     them again).
 
-    ``obs`` (N, size) float32; ``values`` (OUTPUTS, N), rows ``REWARD`` … of
-    :mod:`~rigidrot_gym.attitude.data`; ``wheel_momentum`` (N, n) N·m·s and
-    ``wheel_saturated`` (N,), empty (n = 0) and false without reaction wheels.
+    ``obs`` (N, size) float32; ``values`` (VALUES, N), rows ``REWARD`` …, and ``flags``
+    (FLAGS, N) bool, rows ``SUCCESS`` …, of :mod:`~rigidrot_gym.attitude.data`;
+    ``wheel_momentum`` (N, n) N·m·s and ``wheel_saturated`` (N,), empty (n = 0) and false
+    without reaction wheels.
     ``is_success``: the task's success, the tolerance held for ``success_hold_steps``
     consecutive steps (at least one) up to this step, which ends the episode when
     ``success_hold_steps`` > 0; ``in_tolerance``: within both tolerances at this step.
     """
 
-    __slots__ = ("_flags", "obs", "values", "wheel_momentum", "wheel_saturated")
+    __slots__ = ("flags", "obs", "values", "wheel_momentum", "wheel_saturated")
 
     def __init__(
-        self, obs: np.ndarray, values: np.ndarray, wheel_momentum: np.ndarray, wheel_saturated: np.ndarray
+        self,
+        obs: np.ndarray,
+        values: np.ndarray,
+        flags: np.ndarray,
+        wheel_momentum: np.ndarray,
+        wheel_saturated: np.ndarray,
     ) -> None:
         # The wheel arrays, which the batch updates in place, are the caller's to copy.
-        self.obs, self.values = obs, values
+        self.obs, self.values, self.flags = obs, values, flags
         self.wheel_momentum, self.wheel_saturated = wheel_momentum, wheel_saturated
-        self._flags: np.ndarray | None = None
-
-    @property
-    def flags(self) -> np.ndarray:
-        """(4, N) bool: the rows SUCCESS … IN_TOLERANCE as booleans (adjacent rows: one pass)."""
-        if self._flags is None:
-            self._flags = self.values[FLAGS] > 0.5
-        return self._flags
 
     @property
     def reward(self) -> np.ndarray:
@@ -95,19 +95,19 @@ class StepResult:
 
     @property
     def terminated(self) -> np.ndarray:
-        return self.flags[TERMINATED - SUCCESS]
+        return self.flags[TERMINATED]
 
     @property
     def truncated(self) -> np.ndarray:
-        return self.flags[TRUNCATED - SUCCESS]
+        return self.flags[TRUNCATED]
 
     @property
     def is_success(self) -> np.ndarray:
-        return self.flags[0]
+        return self.flags[SUCCESS]
 
     @property
     def in_tolerance(self) -> np.ndarray:
-        return self.flags[IN_TOLERANCE - SUCCESS]
+        return self.flags[IN_TOLERANCE]
 
     @property
     def pointing_error_deg(self) -> np.ndarray:
@@ -122,11 +122,11 @@ class StepResult:
 
     def info(self, i: int) -> dict[str, Any]:
         """Env i's ``info`` dict (wheel entries only with wheels)."""
-        return info_of(self.values, i, self._wheels(i))
+        return info_of(self.values, self.flags, i, self._wheels(i))
 
     def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Env i's ``(obs, reward, terminated, truncated, info)``, as a single env returns them."""
-        return row_of(self.obs, self.values, i, self._wheels(i))
+        return row_of(self.obs, self.values, self.flags, i, self._wheels(i))
 
     def infos(self) -> list[dict[str, Any]]:
         """Every env's ``info`` dict (as :meth:`info`), from each array's values as a list at

@@ -159,10 +159,11 @@ def observe(bodies, rules, state, body, work, lo, hi):
 
 @jitable
 def assess(call, bodies, rules, work, out, lo, hi):
-    """Reward, pointing error, |ω| and flags of bodies ``lo`` … ``hi`` − 1 from their true
-    state's results (:func:`observe`) and their actions, into ``out.values``; their episode
-    counters move on if stepped. A body restarting in this call scores reward 0."""
-    results, actions, values = work.results, work.actions, out.values
+    """Reward, pointing error and |ω| (into ``out.values``) and flags (``out.flags``) of
+    bodies ``lo`` … ``hi`` − 1 from their true state's results (:func:`observe`) and their
+    actions; their episode counters move on if stepped. A body restarting in this call
+    scores reward 0."""
+    results, actions, values, flags = work.results, work.actions, out.values, out.flags
     inv_max_rate = 1.0 / rules.max_rate
     inv_actions = 1.0 / actions.shape[0]
     # Σ_k a_k²: written out for three actuators; for another count in a pass of its own (a
@@ -187,10 +188,10 @@ def assess(call, bodies, rules, work, out, lo, hi):
         values[REWARD, i] = reward
         values[POINTING_DEG, i] = angle * _TO_DEGREES
         values[RATE, i] = rate
-        values[SUCCESS, i] = success
-        values[TERMINATED, i] = terminated
-        values[TRUNCATED, i] = truncated
-        values[IN_TOLERANCE, i] = inside
+        flags[SUCCESS, i] = success
+        flags[TERMINATED, i] = terminated
+        flags[TRUNCATED, i] = truncated
+        flags[IN_TOLERANCE, i] = inside
 
 
 @jitable
@@ -224,7 +225,6 @@ def write_observation(results, obs, lo, hi):
 def end_on_saturation(equipment, out, i):
     """A saturated wheel ends body i's episode as unsafe (terminated, −w_x once; a
     truncation on the same step stands)."""
-    values = out.values
-    if equipment.saturated[i] and not values[TERMINATED, i]:
-        values[REWARD, i] -= equipment.end_on_saturation
-        values[TERMINATED, i] = 1.0
+    if equipment.saturated[i] and not out.flags[TERMINATED, i]:
+        out.values[REWARD, i] -= equipment.end_on_saturation
+        out.flags[TERMINATED, i] = True
