@@ -42,7 +42,7 @@ import numpy as np
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import any_true, inlined, jitable
+from rigidrot_gym.physics.jit import any_true, jitable
 from rigidrot_gym.physics.quaternion import qnormalize, qrotate_inv
 
 # Layout of a parameter row of the compiled model.
@@ -168,7 +168,7 @@ def _magnetic(tau, q, p):
     return vec.add(tau, vec.cross(_vector(p, MAG_DIPOLE), field))
 
 
-@inlined
+@jitable
 def body_torque(t, q, omega, p):
     """τ = τ_body: :func:`model_torque` when its other terms are zero for every body."""
     return _vector(p, BODY)
@@ -199,11 +199,11 @@ def model_of(wheels: bool, gravity: bool, magnetic: bool) -> Callable:
     # Defined in this module's namespace under its own name: numba's cache and pickling
     # find it by module and name, as they find model_torque.
     exec("\n".join(lines), globals())
-    globals()[name] = inlined(globals()[name])
+    globals()[name] = jitable(globals()[name])
     return globals()[name]
 
 
-@inlined
+@jitable
 def model_potential(q, p):
     """The compiled model carries no potential: V = 0, ∇V = 0."""
     zero = 0.0 * q[0]

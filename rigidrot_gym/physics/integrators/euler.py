@@ -9,11 +9,11 @@ Order 1. Torque evaluations per step: 1. Conserves nothing; |q| = 1 by projectio
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration, quaternion_rate
 from rigidrot_gym.physics.integrators.base import ComponentMethod
-from rigidrot_gym.physics.jit import inlined
+from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qaxpy, qnormalize
 
 
-@inlined
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w_dot = angular_acceleration(inertia, w, torque(t, q, w, p))
     q1 = qnormalize(qaxpy(h, quaternion_rate(q, w), q))

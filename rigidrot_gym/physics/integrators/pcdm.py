@@ -15,11 +15,11 @@ Order 2 — only because the torque is re-evaluated at q′½; reusing τb(q0) g
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration
 from rigidrot_gym.physics.integrators.base import ComponentMethod
-from rigidrot_gym.physics.jit import inlined
+from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qexp, qmul, qnormalize, qrotate
 
 
-@inlined
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w_dot0 = angular_acceleration(inertia, w, torque(t, q, w, p))
     w_quarter = vec.axpy(0.25 * h, w_dot0, w)

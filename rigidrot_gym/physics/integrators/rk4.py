@@ -11,16 +11,16 @@ Order 4. Torque evaluations per step: 4. Conserves nothing exactly.
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration, quaternion_rate
 from rigidrot_gym.physics.integrators.base import ComponentMethod
-from rigidrot_gym.physics.jit import inlined
+from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qaxpy, qnormalize
 
 
-@inlined
+@jitable
 def _rates(t, q, w, inertia, torque, p):
     return quaternion_rate(q, w), angular_acceleration(inertia, w, torque(t, q, w, p))
 
 
-@inlined
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     half = 0.5 * h
     kq1, kw1 = _rates(t, q, w, inertia, torque, p)

@@ -18,7 +18,7 @@ import numpy as np
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration
 from rigidrot_gym.physics.integrators.base import ComponentMethod
-from rigidrot_gym.physics.jit import all_true, inlined, jitable, select
+from rigidrot_gym.physics.jit import all_true, jitable, select
 from rigidrot_gym.physics.quaternion import qdot, qfrom_matrix, qscale, qto_matrix
 
 # Newton's polar iteration from an RK4-perturbed rotation converges in 2-3 iterations;
@@ -66,7 +66,7 @@ def _aligned(q, reference):
     return qscale(select(qdot(q, reference) < 0.0, -1.0, 1.0), q)
 
 
-@inlined
+@jitable
 def _rates(t, m, w, q0, inertia, torque, p):
     """(Ṙ, ω̇) at stage matrix m; the torque sees m's quaternion with q0's sign.
 
@@ -95,7 +95,7 @@ def _nearest_rotation(m):
     return m
 
 
-@inlined
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     m = qto_matrix(q)
     half = 0.5 * h

@@ -18,7 +18,7 @@ attitude is a rotation (|q| = 1 to round-off, no projection); nothing else conse
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import angular_acceleration
 from rigidrot_gym.physics.integrators.base import ComponentMethod
-from rigidrot_gym.physics.jit import inlined, jitable
+from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qexp, qmul
 
 
@@ -29,14 +29,14 @@ def _dexpinv(theta, w):
     return vec.axpy(1.0 / 12.0, vec.cross(theta, tw), vec.axpy(0.5, tw, w))
 
 
-@inlined
+@jitable
 def _stage(t, q, theta, w, inertia, torque, p):
     """(F, W) at the stage attitude q ⊗ exp(θ/2)."""
     q_stage = qmul(q, qexp(vec.scale(0.5, theta)))
     return _dexpinv(theta, w), angular_acceleration(inertia, w, torque(t, q_stage, w, p))
 
 
-@inlined
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     half = 0.5 * h
     f1, w1 = _stage(t, q, (0.0 * w[0], 0.0 * w[0], 0.0 * w[0]), w, inertia, torque, p)

@@ -19,13 +19,13 @@ radial rate as ``s``, the scalar part of 2 q⁻¹ ⊗ q̇, so q̇ = ½ q ⊗ (s,
 
 from rigidrot_gym.physics.dynamics import angular_acceleration
 from rigidrot_gym.physics.integrators.base import ComponentMethod
-from rigidrot_gym.physics.jit import inlined, jitable
+from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.nystrom import nystrom_step
 from rigidrot_gym.physics.quaternion import qaxpy, qconj, qdot, qmul, qmul_vec, qnormalize, qscale
 from rigidrot_gym.physics.validation import MAX_COUNT
 
 
-@inlined
+@jitable
 def quaternion_acceleration(t, q, qd, args):
     """q̈ = q̇ ⊗ q* ⊗ q̇ + ½ q ⊗ (0, I⁻¹(τ − ω × Iω)), ω = 2 vec(q* ⊗ q̇); args = (I, torque, p)."""
     inertia, torque, p = args
@@ -42,7 +42,7 @@ def project(q, qd):
     return q, qaxpy(-qdot(q, qd), q, qd)
 
 
-@inlined
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     qd = qscale(0.5, qaxpy(s, q, qmul_vec(q, w)))
     q1, qd1 = nystrom_step(quaternion_acceleration, (inertia, torque, p), t, h, q, qd, qaxpy)

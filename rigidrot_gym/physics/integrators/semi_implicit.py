@@ -15,11 +15,11 @@ Torque evaluations per step: 1. Conserves kinetic energy when torque-free (ω co
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.dynamics import quaternion_rate
 from rigidrot_gym.physics.integrators.base import ComponentMethod
-from rigidrot_gym.physics.jit import inlined
+from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qaxpy, qnormalize
 
 
-@inlined
+@jitable
 def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     w1 = vec.axpy(h, vec.div(torque(t, q, w, p), inertia), w)
     q1 = qnormalize(qaxpy(h, quaternion_rate(q, w1), q))
