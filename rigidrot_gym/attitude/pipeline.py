@@ -455,7 +455,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             failed = invalid = 0
             for block in prange(blocks):
                 lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
-                rods_off = equipment.rods_off if with_duty_cycle else 0
+                rods_off = equipment.rods_off if with_duty_cycle else None
                 counts = integration.stage(step, torque, call, bodies, work, lo, hi, rods_off)
                 failed += counts[0]
                 invalid += counts[1]

@@ -42,8 +42,8 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off):
     """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
     under the compiled torque model ``torque`` (a waiting body, and every body without a
     step, staged as it is), the magnetorquers' dipole off for the first ``rods_off``
-    sub-steps (their duty cycle); returns how many of them, stepped, did not converge
-    and how many are not valid."""
+    sub-steps (their duty cycle; None without one, which numba prunes); returns how many
+    of them, stepped, did not converge and how many are not valid."""
     staged, stats = work.staged, work.stats
     for c in range(STATE_SIZE):
         for i in jit.bodies(lo, hi):
@@ -52,7 +52,7 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off):
         stats[0, i] = 0.0
         stats[1, i] = 0.0
     last = call.substeps if call.stepped else 0
-    if rods_off:  # the sub-steps with the rods off, then the rest (advance: bitwise one run)
+    if rods_off is not None and rods_off:  # the sub-steps with the rods off, then the rest (bitwise one run)
         magnetorquers.switch_off(work.params, work.body, lo, hi)
         _advance(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi)
         magnetorquers.switch_on(work.params, work.body, lo, hi)
