@@ -74,11 +74,24 @@ with warnings.catch_warnings(record=True) as caught:
 
     ends = njit(**numba_compat.uncounted())(lambda x: x[0] + x[-1])
     uncounted = [ends(np.arange(3.0)), ends.targetoptions.get("_nrt", True) is False]
+    from numba.core.registry import cpu_target
+    from rigidrot_gym.physics.jit import jitable
+
+    def twice(x):
+        return 2.0 * x
+
+    jitable(twice)
+    value = njit(lambda x: twice(x) + 1.0)(3.0)
+    # How numba compiled the function the kernel calls: with its C wrapper or not.
+    (template,) = cpu_target.typing_context.resolve_value_type(twice).templates
+    compiled = [dispatcher for dispatcher, _ in template._impl_cache.values()]
+    unwrapped = [value, bool(compiled) and all(d.targetoptions.get("no_cfunc_wrapper", False) for d in compiled)]
 print(json.dumps({
     "q": q.tobytes().hex(),
     "direct": direct,
     "direct_calls_past_dispatch": calls._last is not calls.dispatcher,
     "uncounted": uncounted,
+    "unwrapped": unwrapped,
     "lost": numba_compat.lost(),
     "warnings": [str(w.message) for w in caught if w.category is numba_compat.NumbaCompatWarning],
     "renamed": renamed,
@@ -138,6 +151,7 @@ INTERNALS = [
     _name("llvmlite.binding.set_option", numba_compat.INLINING, ("numba", "llvmlite")),
     _name("numba.core.dispatcher.Dispatcher.get_overload", numba_compat.DIRECT),
     _name("numba.core.cpu.CPUTargetOptions._nrt", numba_compat.UNCOUNTED),
+    _name("numba.core.cpu.CPUTargetOptions.no_cfunc_wrapper", numba_compat.UNWRAPPED),
 ]
 
 
@@ -167,6 +181,7 @@ def test_untouched_numba_leaves_every_feature_in(untouched):
     assert report["lost"] == {} and report["warnings"] == []
     assert report["direct"] == [3.0, 6.0, 12.0] and report["direct_calls_past_dispatch"]
     assert report["uncounted"] == [2.0, True]
+    assert report["unwrapped"] == [7.0, True]
     assert stderr.count(COMPILE_NOTICE) == 1
     assert any(cache.rglob("*.nbi"))
 
@@ -185,6 +200,8 @@ def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, interna
     assert report["direct_calls_past_dispatch"] == (feature != numba_compat.DIRECT)
     # compiled with numba's reference counts where the option is lost, to the same result
     assert report["uncounted"] == [2.0, feature != numba_compat.UNCOUNTED]
+    # a function a kernel calls gets numba's C wrapper where the option is lost
+    assert report["unwrapped"] == [7.0, feature != numba_compat.UNWRAPPED]
     # Cached by numba's plain cache where the package's is lost; not at all without distinct
     # symbols, where a kernel loaded from the cache might run another's code.
     assert any(tmp_path.rglob("*.nbi")) == (feature != numba_compat.SYMBOLS)
