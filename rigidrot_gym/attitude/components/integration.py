@@ -92,8 +92,8 @@ def _advance(step, torque, call, bodies, work, first, last, lo, hi):
         last,
         call.options,
         False,
-        staged[:3, :0],  # no angular momentum to renormalise with
-        staged.reshape((1, STATE_SIZE, staged.shape[1]))[:0],  # no trajectory to record
+        None,  # no angular momentum to renormalise with
+        None,  # no trajectory to record
         work.stats,
         lo,
         hi,

@@ -97,17 +97,19 @@ def advance(
     bodies): ``state`` (8, N), ``inertia`` (3, N), ``p`` (SIZE, N), ``momentum`` (3, N, or
     empty without ``renormalize``), ``traj`` (steps + 1 or 0, 8, N) and ``stats`` (2, N: the
     most iterations of any step, and their total). The loop over bodies is innermost, so
-    compiled it vectorises.
+    compiled it vectorises. A caller that never records nor renormalises (an env's period)
+    passes None for ``traj`` and ``momentum``: compiled, the code that would is then pruned
+    before numba types it (LLVM would otherwise compile it, vectorised, unused).
 
     With ``renormalize`` the body rates are reset after every sub-step from the initial
     world angular momentum L: ω = I⁻¹(q* L q) (Mandre 2008, §7.2; torque-free only); the
     call that runs sub-step 0 computes L into ``momentum``, later calls read it there.
     """
-    record = traj.shape[0] > 0
+    # Each condition starts with an argument compared with None, which numba prunes.
     if first == 0:
-        if record:
+        if traj is not None and traj.shape[0] > 0:
             _record(traj, 0, state, lo, hi)
-        if renormalize:
+        if momentum is not None and renormalize:
             for i in bodies(lo, hi):
                 q = (state[0, i], state[1, i], state[2, i], state[3, i])
                 w = (state[4, i], state[5, i], state[6, i])
@@ -137,7 +139,7 @@ def advance(
                 stats[1, i] = stats[1, i] + iterations
             # A loop of its own: a branch in the loop above keeps it from vectorising (RK4
             # over 4096 bodies: 45 ns per body-step instead of 14).
-            if renormalize:
+            if momentum is not None and renormalize:
                 for i in bodies(lo, hi):
                     q = (state[0, i], state[1, i], state[2, i], state[3, i])
                     moments = (inertia[0, i], inertia[1, i], inertia[2, i])
@@ -148,7 +150,7 @@ def advance(
         if j == substeps:
             k += 1
             j = 0
-            if record:
+            if traj is not None and traj.shape[0] > 0:
                 _record(traj, k, state, lo, hi)
 
 
