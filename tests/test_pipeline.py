@@ -393,10 +393,25 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         restart=False,
         substeps=scenario.substeps,
         dt=scenario.dt,
-        principal_axes=principal_axes,
         options=np.zeros(0),
     )
     return scenario, call, bodies, equipment, rules_of(scenario), start_law(scenario)
+
+
+def test_the_turns_between_frames_are_compiled_where_a_body_frame_is_not_principal():
+    from rigidrot_gym.attitude.batch import features_of
+    from rigidrot_gym.attitude.env import resolve_scenario
+
+    def off_diagonal(scenario) -> bool:
+        return bool(np.any(scenario.inertia != np.diag(np.diag(scenario.inertia))))
+
+    reorient, slew = (resolve_scenario(f"RigidRot/{name}", {}) for name in ("Reorient-v0", "Slew-v0"))
+    turned = resolve_scenario("RigidRot/Reorient-v0", {"randomize_inertia_rotation_deg": 10.0})
+    assert not off_diagonal(reorient) and off_diagonal(slew)
+    assert not features_of(reorient).rotated_frames
+    assert features_of(slew).rotated_frames and features_of(turned).rotated_frames
+    # the turns are no realism component: Slew-v0's actuators stay the plain torquers
+    assert not features_of(slew).realistic
 
 
 @pytest.mark.parametrize("principal_axes", [True, False])
@@ -413,7 +428,7 @@ def test_one_evaluation_for_every_path(principal_axes):
     n = 300  # two blocks of the pipeline's passes
     scenario, call, bodies, equipment, rules, law = _records(n, np.random.default_rng(8), principal_axes)
     step = integrators.get("rk4").step
-    plain = Features(*([False] * len(Features._fields)))
+    plain = Features(*([False] * len(Features._fields)))._replace(rotated_frames=not principal_axes)
     realistic = plain._replace(disturbances=True, actuator_noise=True)
     kernels = {
         "plain": pipeline.kernel_of(step, plain),

@@ -113,6 +113,7 @@ def features_of(scenario: Scenario) -> Features:
             or s.rate_noise
             or s.rate_bias
         ),
+        rotated_frames=principal_frame(s.inertia)[1] is not None or bool(s.randomize_inertia_rotation_deg),
     )
 
 
@@ -180,7 +181,7 @@ class AttitudeBatch:
             )
         moments, principal, _ = principal_frame(scenario.inertia)
         self._nominal = (moments, quat.identity() if principal is None else principal)
-        self._principal_axes = principal is None and not scenario.randomize_inertia_rotation_deg
+        self._principal_axes = not self.features.rotated_frames
         n, m = self.num_bodies, self.actuators.count
         # Per-body copies (domain randomisation writes rows), stored component-major (the
         # compiled step's loops over bodies vectorise on them) as the pipeline takes them
@@ -573,7 +574,7 @@ class AttitudeBatch:
         compiled call takes (:mod:`~rigidrot_gym.attitude.pipeline`): rebuilt when one of
         them is replaced (a copy)."""
         self._constants = (
-            tuple(data.Settings(dt=self.scenario.dt, principal_axes=self._principal_axes, options=self.opts)),
+            tuple(data.Settings(dt=self.scenario.dt, options=self.opts)),
             tuple(getattr(self._equipment, name) for name in data.equipment_fields(self.features)),
             data.pack(rules_of(self.scenario), self._law),
         )

@@ -50,6 +50,10 @@ TRUTH, SENSORS, ESTIMATE = 0, 1, 2
 RANDOM, NEAR_TARGET, FIXED = 0, 1, 2
 
 
+# The features that are not realism components (Features.realistic).
+NOT_REALISM = ("energy_reward", "rotated_frames")
+
+
 class Features(NamedTuple):
     """The components a scenario enables, fixed when its control period is compiled: the
     kernel of each combination is its own (a branch on a constant is pruned before numba
@@ -82,6 +86,9 @@ class Features(NamedTuple):
     sun_sensors: bool  # coarse Sun sensors read the Sun
     observed: int  # what the observation shows: TRUTH, SENSORS or ESTIMATE
     fast_noise: bool  # the noise's normals drawn by the vectorising stream (random_stream 1)
+    # some body's frame is turned from its principal axes (B ≠ 1): else the plain task's
+    # turns between the two frames are not compiled
+    rotated_frames: bool
 
     @property
     def realistic(self) -> bool:
@@ -89,7 +96,7 @@ class Features(NamedTuple):
         model is the library's compiled model of the terms the loads hold
         (:func:`~rigidrot_gym.physics.torques.model_of`); else the body torque alone, held
         from the action."""
-        return any(on for name, on in self._asdict().items() if name != "energy_reward")
+        return any(on for name, on in self._asdict().items() if name not in NOT_REALISM)
 
 
 class Bodies(NamedTuple):
@@ -303,7 +310,6 @@ class Period(NamedTuple):
     restart: bool  # the waiting bodies start new episodes (compiled starts only)
     substeps: int  # integration steps per period
     dt: float  # the control period, s
-    principal_axes: bool  # every body's frame is principal (B = 1: no rotations)
     options: np.ndarray  # the integrator's options (Method.pack_options)
 
 
@@ -311,7 +317,6 @@ class Settings(NamedTuple):
     """The per-batch part of a :class:`Period`, passed as one tuple."""
 
     dt: float
-    principal_axes: bool
     options: np.ndarray
 
 

@@ -129,6 +129,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     with_energy, with_real_wheels = features.energy_reward, features.real_wheels
     with_moving_target, with_sun, sun_target = features.moving_target, features.sun, features.sun_target
     with_duty_cycle = features.duty_cycle
+    rotated_frames = features.rotated_frames
     with_gyro, with_tracker, with_estimator = features.gyro, features.star_tracker, features.estimator
     with_magnetometer, with_sun_sensors = features.magnetometer, features.sun_sensors
     with_navigation = with_gyro or with_tracker or with_magnetometer or with_sun_sensors
@@ -200,7 +201,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     def actuate(call, bodies, equipment, work, lo, hi):
         """Stages 1-3 of bodies ``lo`` … ``hi`` − 1: the non-finite actions counted."""
         if not realistic:
-            return torquers.hold(call, bodies, work, lo, hi)
+            frames = bodies.principal if rotated_frames else None  # None: numba prunes the turns
+            return torquers.hold(call, bodies, frames, work, lo, hi)
         nonfinite = actions.clip(call, work, lo, hi)
         rows = 2 * ((work.actions.shape[0] + 1) // 2) if with_noise and fast_noise else 0
         noise = work.normals[:rows]
@@ -332,6 +334,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     def evaluate(call, bodies, equipment, rules, work, out, lo, hi):
         """Stages 6-7 of bodies ``lo`` … ``hi`` − 1 at their staged states."""
         state = work.staged
+        frames = bodies.principal if rotated_frames else None
         if with_moving_target:
             targets.track(call, bodies, equipment, sun_target, lo, hi)
         if with_navigation:
@@ -352,12 +355,12 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                     else:
                         xi, eta = sensors.normals(equipment.keys[i], bodies.steps[i] + after)
                     sensors.sense(state, bodies.principal, equipment, xi, eta, i, work.sensed)
-            body = evaluation.body_frame(call, bodies, work.sensed, work.body, lo, hi)
+            body = evaluation.body_frame(frames, work.sensed, work.body, lo, hi)
             evaluation.observe(bodies, rules, work.sensed, body, work, lo, hi)
             if with_moving_target:
                 targets.relative_rates(body, rules, equipment, work, lo, hi)
             evaluation.write_observation(work.results, out.obs, lo, hi)
-        body = evaluation.body_frame(call, bodies, state, work.body, lo, hi)
+        body = evaluation.body_frame(frames, state, work.body, lo, hi)
         evaluation.observe(bodies, rules, state, body, work, lo, hi)
         if with_moving_target:
             targets.relative_rates(body, rules, equipment, work, lo, hi)
@@ -464,7 +467,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if after:
             # Every check has passed: the restarting bodies' new episodes can be drawn.
             if call.restart:
-                restart.restart(call, bodies, law, work)
+                frames = bodies.principal if rotated_frames else None
+                restart.restart(call, bodies, frames, law, work)
             for block in prange(blocks):
                 lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
                 if realistic:

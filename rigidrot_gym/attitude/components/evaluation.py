@@ -125,14 +125,15 @@ def score(angle, rate, effort, rules, inv_max_rate, stepped, steps, hold):
 
 
 @jitable
-def body_frame(call, bodies, state, body, lo, hi):
+def body_frame(frames, state, body, lo, hi):
     """Attitude q = q_p ⊗ B* and rates ω = B ω_p of bodies ``lo`` … ``hi`` − 1 of ``state``
-    (8, N, principal axes) in their own body frames: ``state`` itself when every frame is
-    principal, else written into ``body`` (7, N)."""
-    if call.principal_axes:
+    (8, N, principal axes) in their own body frames B (``frames``, (4, N)): written into
+    ``body`` (7, N); ``state`` itself where ``frames`` is None (every frame principal,
+    which numba prunes)."""
+    if frames is None:
         return state
     for i in jit.bodies(lo, hi):
-        b = (bodies.principal[0, i], bodies.principal[1, i], bodies.principal[2, i], bodies.principal[3, i])
+        b = (frames[0, i], frames[1, i], frames[2, i], frames[3, i])
         q = (state[0, i], state[1, i], state[2, i], state[3, i])
         body[0, i], body[1, i], body[2, i], body[3, i] = qmul(q, qconj(b))
         body[4, i], body[5, i], body[6, i] = qrotate(b, (state[4, i], state[5, i], state[6, i]))

@@ -11,10 +11,11 @@ from rigidrot_gym.physics.quaternion import qmul, qrotate_inv
 
 
 @jitable
-def restart(call, bodies, law, work):
-    """Every waiting body's start state into ``work.staged`` (principal axes: q ⊗ B, B* ω B),
-    its target and zero counters into ``bodies``, under the start ``law``; its variates
-    drawn into its column of ``work.variates``."""
+def restart(call, bodies, frames, law, work):
+    """Every waiting body's start state into ``work.staged`` (principal axes: q ⊗ B, B* ω B,
+    B its frame in ``frames``, (4, N); None where every frame is principal, which numba
+    prunes), its target and zero counters into ``bodies``, under the start ``law``; its
+    variates drawn into its column of ``work.variates``."""
     staged = work.staged
     for i in range(call.waiting.shape[0]):
         if not call.waiting[i]:
@@ -22,9 +23,8 @@ def restart(call, bodies, law, work):
         variates = work.variates[:, i]
         draw(bodies.sources, i, variates)
         q, w, goal = start_state(variates, law)
-        if not call.principal_axes:
-            p = bodies.principal
-            b = (p[0, i], p[1, i], p[2, i], p[3, i])
+        if frames is not None:
+            b = (frames[0, i], frames[1, i], frames[2, i], frames[3, i])
             q, w = qmul(q, b), qrotate_inv(b, w)
         staged[0, i], staged[1, i], staged[2, i], staged[3, i] = q
         staged[4, i], staged[5, i], staged[6, i], staged[7, i] = w + (0.0,)

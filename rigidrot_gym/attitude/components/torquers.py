@@ -25,10 +25,11 @@ def column4(a, i):
 
 
 @jitable
-def hold(call, bodies, work, lo, hi):
+def hold(call, bodies, frames, work, lo, hi):
     """τ_p = B* (clip(a, −1, 1) ⊙ τ_max) B of bodies ``lo`` … ``hi`` − 1 into the held
     torque parameters (``work.params``, principal axes) and the clipped actions into
-    ``work.actions``; a body not stepped (waiting, or no step at all) holds
+    ``work.actions``, B the body's frame (``frames``, (4, N); None where every frame is
+    principal, which numba prunes); a body not stepped (waiting, or no step at all) holds
     a = 0. Returns how many stepped bodies have a non-finite action."""
     acts, params, action = work.actions, work.params, call.action
     nonfinite = 0
@@ -45,7 +46,7 @@ def hold(call, bodies, work, lo, hi):
         )
         acts[0, i], acts[1, i], acts[2, i] = a
         tau = vec.mul(a, column3(bodies.max_torque, i))
-        if not call.principal_axes:  # loop-invariant: the compiler makes two loops of this one
-            tau = qrotate_inv(column4(bodies.principal, i), tau)
+        if frames is not None:
+            tau = qrotate_inv(column4(frames, i), tau)
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
     return nonfinite
