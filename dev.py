@@ -33,7 +33,7 @@ SUFFICES = {"demo": ("demo", "test"), "test": ("test",)}
 # What a first install and a run take on a 2-core machine (printed before they start, so
 # that a long wait is expected; README, "Install").
 EXPECTED = {
-    "demo": ("about 1 minute", "about 30 s the first time (it compiles), 6 s after"),
+    "demo": ("about 1 minute", "about 20 s the first time (it compiles), 3 s after"),
     "test": (
         "about 2 minutes",
         "about 17 minutes of pytest the first time (it compiles), 7 after; --fast 2-8",

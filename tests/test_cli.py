@@ -452,7 +452,7 @@ def test_the_hyperparameter_files_are_the_package_s_resource(tmp_path, monkeypat
         (["bench", "accuracy"], "rigidrot bench accuracy: about 4 minutes"),
         (["bench", "throughput"], "rigidrot bench throughput: about a minute"),
         (["crosscheck"], "rigidrot crosscheck: about 30 minutes"),
-        (["demo"], "rigidrot demo: about 30 s the first time"),
+        (["demo"], "rigidrot demo: about 20 s the first time"),
         (["bench", "accuracy", "--quick"], None),
         (["crosscheck", "--quick"], None),
         (["simulate"], None),

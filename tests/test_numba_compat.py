@@ -85,7 +85,8 @@ with warnings.catch_warnings(record=True) as caught:
     # How numba compiled the function the kernel calls: with its C wrapper or not.
     (template,) = cpu_target.typing_context.resolve_value_type(twice).templates
     compiled = [dispatcher for dispatcher, _ in template._impl_cache.values()]
-    unwrapped = [value, bool(compiled) and all(d.targetoptions.get("no_cfunc_wrapper", False) for d in compiled)]
+    no_wrapper = [d.targetoptions.get("no_cfunc_wrapper", False) for d in compiled]
+    unwrapped = [value, bool(no_wrapper) and all(no_wrapper)]
 print(json.dumps({
     "q": q.tobytes().hex(),
     "direct": direct,

@@ -154,8 +154,8 @@ class CacheWarning(UserWarning):
     """A compiled kernel of this package could not use its on-disk cache."""
 
 
-# The time: an env's first reset and step took 10-13 s on a 2-core AMD EPYC, a method's
-# first propagate 3-13 s (euler to rk4).
+# The time: an env's first reset and step took 5-16 s on a 2-core AMD EPYC (znver5), a
+# method's first propagate 1-4 s (the exact solution the longest).
 COMPILE_NOTICE = (
     "rigidrot_gym: compiling numerical kernels, up to about 20 s on first use (later runs load them from "
     "the cache; `rigidrot compile` does it ahead of time)"

@@ -360,8 +360,8 @@ def build_parser() -> argparse.ArgumentParser:
         "compile",
         "compile the kernels of environment ids ahead of their first use",
         "Resets and steps each id's single env and a native vector env once, so that numba\n"
-        "compiles their kernels into its on-disk cache now rather than at a first use (about\n"
-        "10 s an id on a 2-core machine; the ids run in parallel): for a Dockerfile, a CI step\n"
+        "compiles their kernels into its on-disk cache now rather than at a first use (5 to\n"
+        "16 s an id on a 2-core machine; the ids run in parallel): for a Dockerfile, a CI step\n"
         "or a cluster's set-up. The cache holds for this machine's CPU model and this\n"
         "installation of the package.",
         _compile,
@@ -433,7 +433,7 @@ def _add_training(sub: argparse._SubParsersAction) -> None:
 # What the long commands take on a 2-core machine in full (not --quick), said before they
 # start: a user then knows whether to wait or come back.
 EXPECTED = {
-    _demo: "about 30 s the first time (numba compiles every method), 6 s after",
+    _demo: "about 20 s the first time (numba compiles every method), 3 s after",
     _crosscheck: "about 30 minutes (--quick: a minute)",
     _bench_accuracy: "about 4 minutes (--quick: seconds)",
     _bench_throughput: "about a minute (--quick: seconds)",
