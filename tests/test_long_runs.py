@@ -33,7 +33,7 @@ def _one_call(method, steps, substeps, dt, torque=None, renormalize=False, **opt
     traj, stats = m.buffers(1, steps)
     momentum = np.zeros((1, 3)) if renormalize else np.zeros((0, 3))
     opts = m.pack_options(options)
-    m.kernel(not loads.params[:, torques.WORLD :].any())(
+    m.kernel(not loads.params[:, torques.WORLD :].any(), renormalize)(
         state,
         I_ASYM[None],
         loads.params,
@@ -43,7 +43,6 @@ def _one_call(method, steps, substeps, dt, torque=None, renormalize=False, **opt
         0,
         steps * substeps,
         opts,
-        renormalize,
         momentum,
         traj.transpose(0, 2, 1),  # the kernel records component-major
         stats,
