@@ -94,7 +94,11 @@ def kernel(function: Callable, parallel: bool = False, allocates: bool = True) -
     nothing else of fast math: no reassociation, NaN and infinity kept): one rounding where
     there were two, so a result differs from the same source run as numpy (which rounds
     each operation) in its last bits. On a 2-core AMD EPYC (znver5) it took the vector env's
-    RK4 sub-step from 3.6-3.7 to 3.2-3.3 ns per body."""
+    RK4 sub-step from 3.6-3.7 to 3.2-3.3 ns per body.
+
+    Like the functions it calls (:func:`jitable`), it gets no C wrapper
+    (:func:`~rigidrot_gym.physics.numba_compat.unwrapped`): Python calls it through numba's
+    dispatcher or :class:`DirectCalls`."""
     options = {**numba_compat.unwrapped(), **({} if allocates else numba_compat.uncounted())}
     return numba.njit(cache=True, error_model="numpy", fastmath={"contract"}, parallel=parallel, **options)(
         function
