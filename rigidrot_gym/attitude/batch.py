@@ -181,7 +181,6 @@ class AttitudeBatch:
             )
         moments, principal, _ = principal_frame(scenario.inertia)
         self._nominal = (moments, quat.identity() if principal is None else principal)
-        self._principal_axes = not self.features.rotated_frames
         n, m = self.num_bodies, self.actuators.count
         # Per-body copies (domain randomisation writes rows), stored component-major (the
         # compiled step's loops over bodies vectorise on them) as the pipeline takes them
@@ -403,7 +402,7 @@ class AttitudeBatch:
             if value is not None:
                 where[:] = value
         self.state[rows] = 0.0
-        if self._principal_axes:  # every frame B is the identity: q ⊗ B = q, B* ω B = ω
+        if not self.features.rotated_frames:  # every frame B is the identity: q ⊗ B = q, B* ω B = ω
             self.state[rows, 0:4], self.state[rows, 4:7] = q, omega
         else:
             b = self.principal[rows]

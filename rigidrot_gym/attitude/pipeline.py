@@ -198,10 +198,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 gravity_gradient.hold(equipment, bodies, work.params, i)
 
     @jitable
-    def actuate(call, bodies, equipment, work, lo, hi):
+    def actuate(call, bodies, frames, equipment, work, lo, hi):
         """Stages 1-3 of bodies ``lo`` … ``hi`` − 1: the non-finite actions counted."""
         if not realistic:
-            frames = bodies.principal if rotated_frames else None  # None: numba prunes the turns
             return torquers.hold(call, bodies, frames, work, lo, hi)
         nonfinite = actions.clip(call, work, lo, hi)
         rows = 2 * ((work.actions.shape[0] + 1) // 2) if with_noise and fast_noise else 0
@@ -331,10 +330,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 navigation.write_sensed(q_hat, w_hat, bodies.principal, work.sensed, i)
 
     @jitable
-    def evaluate(call, bodies, equipment, rules, work, out, lo, hi):
+    def evaluate(call, bodies, frames, equipment, rules, work, out, lo, hi):
         """Stages 6-7 of bodies ``lo`` … ``hi`` − 1 at their staged states."""
         state = work.staged
-        frames = bodies.principal if rotated_frames else None
         if with_moving_target:
             targets.track(call, bodies, equipment, sun_target, lo, hi)
         if with_navigation:
@@ -444,13 +442,16 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         rules = Rules(*rule_values)
         law = StartLaw(*law_values)
         out = Outputs(*out)
+        # The frames the plain task turns between body and principal axes: None where every
+        # frame is principal, which the components test first, so that numba prunes the turns.
+        frames = bodies.principal if rotated_frames else None
         n = bodies.state.shape[1]
         blocks = (n + BLOCK - 1) // BLOCK
         if before:
             nonfinite = 0
             for block in prange(blocks):
                 nonfinite += actuate(
-                    call, bodies, equipment, work, block * BLOCK, min(n, (block + 1) * BLOCK)
+                    call, bodies, frames, equipment, work, block * BLOCK, min(n, (block + 1) * BLOCK)
                 )
             if nonfinite:
                 return nonfinite, 0, 0
@@ -467,13 +468,12 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if after:
             # Every check has passed: the restarting bodies' new episodes can be drawn.
             if call.restart:
-                frames = bodies.principal if rotated_frames else None
                 restart.restart(call, bodies, frames, law, work)
             for block in prange(blocks):
                 lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
                 if realistic:
                     move_on(call, bodies, equipment, work, lo, hi)
-                evaluate(call, bodies, equipment, rules, work, out, lo, hi)
+                evaluate(call, bodies, frames, equipment, rules, work, out, lo, hi)
         return 0, 0, 0
 
     # Numba's cache tells kernels apart by name, code and closure, not by their flags.

@@ -52,8 +52,8 @@ from numba.extending import overload
 
 from rigidrot_gym.physics import numba_compat
 
-# How numba compiles a jitable function where a kernel calls it (numba_compat.unwrapped).
-_CALLEE_OPTIONS = numba_compat.unwrapped()
+# Every compiled function of the package goes without numba's C wrapper (numba_compat.unwrapped).
+_UNWRAPPED = numba_compat.unwrapped()
 
 
 def jitable(function: Callable) -> Callable:
@@ -68,7 +68,7 @@ def jitable(function: Callable) -> Callable:
     every call and gained nothing: on the methods' steps, the same kernel compiled in 9.6 s
     instead of 8.3 and stepped no faster."""
 
-    @overload(function, jit_options=_CALLEE_OPTIONS, strict=False)
+    @overload(function, jit_options=_UNWRAPPED, strict=False)
     def _compiled(*args, **kwargs):
         return function
 
@@ -99,7 +99,7 @@ def kernel(function: Callable, parallel: bool = False, allocates: bool = True) -
     Like the functions it calls (:func:`jitable`), it gets no C wrapper
     (:func:`~rigidrot_gym.physics.numba_compat.unwrapped`): Python calls it through numba's
     dispatcher or :class:`DirectCalls`."""
-    options = {**numba_compat.unwrapped(), **({} if allocates else numba_compat.uncounted())}
+    options = {**_UNWRAPPED, **({} if allocates else numba_compat.uncounted())}
     return numba.njit(cache=True, error_model="numpy", fastmath={"contract"}, parallel=parallel, **options)(
         function
     )
