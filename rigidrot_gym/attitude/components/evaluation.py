@@ -64,7 +64,9 @@ def half_angle(sin_half, cos_half):
     x = sin_half / cos_half
     big = x > _TAN_3PI_8
     middle = x > 0.66
-    r = select(big, -1.0 / x, select(middle, (x - 1.0) / (x + 1.0), x))
+    # the three reductions in one division (x / 1 is x exactly): a division costs a loop
+    # over bodies more than the rest of the arithmetic
+    r = select(big, -1.0, select(middle, x - 1.0, x)) / select(big, x, select(middle, x + 1.0, 1.0))
     base = select(big, 0.5 * np.pi, select(middle, 0.25 * np.pi, 0.0))
     extra = select(big, _MOREBITS, select(middle, 0.5 * _MOREBITS, 0.0))
     z = r * r

@@ -59,17 +59,20 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off):
         _advance(step, torque, call, bodies, work, rods_off, last, lo, hi)
     else:
         _advance(step, torque, call, bodies, work, 0, last, lo, hi)
-    failed = invalid = 0
+    failed = invalid = waiting = 0
     for i in jit.bodies(lo, hi):
         live = not call.waiting[i]
+        waiting += not live
         failed += live & np.isinf(stats[0, i])
         invalid += live & (not staged_valid(staged, i))
     # A waiting body was advanced with no torque (a branch in the loops above would stop
-    # them vectorising); it keeps its state.
-    for i in jit.bodies(lo, hi):
-        if call.waiting[i]:
-            for c in range(STATE_SIZE):
-                staged[c, i] = bodies.state[c, i]
+    # them vectorising); it keeps its state. A block without one skips the pass, which
+    # LLVM vectorises with masked stores that cost as much as the copy.
+    if waiting:
+        for i in jit.bodies(lo, hi):
+            if call.waiting[i]:
+                for c in range(STATE_SIZE):
+                    staged[c, i] = bodies.state[c, i]
     return failed, invalid
 
 

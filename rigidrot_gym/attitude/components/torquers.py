@@ -8,7 +8,7 @@ import numpy as np
 
 from rigidrot_gym.physics import jit, torques
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.jit import jitable, select
 from rigidrot_gym.physics.quaternion import qrotate_inv
 
 
@@ -33,6 +33,11 @@ def hold(call, bodies, frames, work, lo, hi):
     a = 0. Returns how many stepped bodies have a non-finite action."""
     acts, params, action = work.actions, work.params, call.action
     nonfinite = 0
+    if action.shape[1] != 3:
+        # Never taken (the batch checks the shape), but it tells LLVM that a row of
+        # ``action`` is three numbers: with that constant stride the loop vectorises. Were
+        # it taken, every body would count as not finite: the caller raises.
+        return hi - lo
     for i in jit.bodies(lo, hi):
         # A waiting body's action may be anything (and without a step every action): it is
         # read but not used.
@@ -40,9 +45,9 @@ def hold(call, bodies, frames, work, lo, hi):
         x, y, z = action[i, 0], action[i, 1], action[i, 2]
         nonfinite += live & (not (np.isfinite(x) & np.isfinite(y) & np.isfinite(z)))
         a = (
-            min(max(x, -1.0), 1.0) if live else 0.0,
-            min(max(y, -1.0), 1.0) if live else 0.0,
-            min(max(z, -1.0), 1.0) if live else 0.0,
+            select(live, min(max(x, -1.0), 1.0), 0.0),
+            select(live, min(max(y, -1.0), 1.0), 0.0),
+            select(live, min(max(z, -1.0), 1.0), 0.0),
         )
         acts[0, i], acts[1, i], acts[2, i] = a
         tau = vec.mul(a, column3(bodies.max_torque, i))
