@@ -172,11 +172,23 @@ def test_kernels_compiled_in_two_processes_each_run_their_own_code_from_the_cach
         assert loaded == reference, order
 
 
-@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread on this machine")
-def test_two_threads_give_each_row_the_single_envs_motion():
-    n, seed, max_steps = 2 * pipeline.BLOCK + 37, 5, 12  # short episodes: autoresets in the window
-    vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=n, max_episode_steps=max_steps, num_threads=2)
-    rows = (0, pipeline.BLOCK - 1, pipeline.BLOCK, n - 1)  # both sides of a block's edge, and the last
+@pytest.mark.parametrize(
+    ("threads", "block"),
+    [
+        (1, pipeline.BLOCK),
+        pytest.param(
+            2,
+            pipeline.THREAD_BLOCK,
+            marks=pytest.mark.skipif(
+                numba.config.NUMBA_NUM_THREADS < 2, reason="numba has one thread on this machine"
+            ),
+        ),
+    ],
+)
+def test_each_row_of_a_vector_env_moves_as_the_single_env(threads, block):
+    n, seed, max_steps = 2 * block + 37, 5, 12  # short episodes: autoresets in the window
+    vec = gym.make_vec("RigidRot/Reorient-v0", num_envs=n, max_episode_steps=max_steps, num_threads=threads)
+    rows = (0, block - 1, block, n - 1)  # both sides of a block's edge, and the last
     singles = {i: gym.make("RigidRot/Reorient-v0", max_episode_steps=max_steps) for i in rows}
     # large actions: some rows spin past the rate limit and end early
     actions = np.random.default_rng(2).uniform(-1.2, 1.2, size=(30, n, 3)).astype(np.float32)

@@ -325,8 +325,13 @@ class Settings(NamedTuple):
 OBSERVED, ANGLE, SPEED, EFFORT = slice(0, 7), 7, 8, 9
 
 
-# Bodies per block of a pass (the unit of work of a thread).
-BLOCK = 256
+# Bodies per block of a pass. On one thread, as many as keep a block's arrays in a core's
+# L2 cache: each block pays a call of each component and the runtime checks (of overlap
+# between arrays) of each of their vectorised loops, a sixth of an env-step at 256 bodies.
+# On numba's threads, a block is a thread's unit of work: small enough that a thousand
+# bodies make four.
+BLOCK = 1024
+THREAD_BLOCK = 256
 # The most normals a pass over a block draws per body: the navigation's (the actuators' at
 # most 2 · ⌈MAX_ACTUATORS / 2⌉ = 8, the sensors' 6, the random walk's 4).
 NORMAL_ROWS = 2 * NAVIGATION_PAIRS

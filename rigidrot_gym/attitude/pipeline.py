@@ -84,6 +84,7 @@ from rigidrot_gym.attitude.data import (
     RESULTS,
     SENSORS,
     STATS,
+    THREAD_BLOCK,
     VARIATES,
     Bodies,
     Carried,
@@ -144,6 +145,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     # The Equipment fields these components read: the rest are None (data.equipment_fields).
     expand = equipment_expander(equipment_fields(features))
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
+    block_size = THREAD_BLOCK if parallel else BLOCK
 
     @jitable
     def command(call, bodies, equipment, work, noise, i):
@@ -446,19 +448,25 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         # frame is principal, which the components test first, so that numba prunes the turns.
         frames = bodies.principal if rotated_frames else None
         n = bodies.state.shape[1]
-        blocks = (n + BLOCK - 1) // BLOCK
+        blocks = (n + block_size - 1) // block_size
         if before:
             nonfinite = 0
             for block in prange(blocks):
                 nonfinite += actuate(
-                    call, bodies, frames, equipment, work, block * BLOCK, min(n, (block + 1) * BLOCK)
+                    call,
+                    bodies,
+                    frames,
+                    equipment,
+                    work,
+                    block * block_size,
+                    min(n, (block + 1) * block_size),
                 )
             if nonfinite:
                 return nonfinite, 0, 0
         if integrate:
             failed = invalid = 0
             for block in prange(blocks):
-                lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
+                lo, hi = block * block_size, min(n, (block + 1) * block_size)
                 rods_off = equipment.rods_off if with_duty_cycle else None
                 counts = integration.stage(step, torque, call, bodies, work, lo, hi, rods_off)
                 failed += counts[0]
@@ -470,7 +478,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if call.restart:
                 restart.restart(call, bodies, frames, law, work)
             for block in prange(blocks):
-                lo, hi = block * BLOCK, min(n, (block + 1) * BLOCK)
+                lo, hi = block * block_size, min(n, (block + 1) * block_size)
                 if realistic:
                     move_on(call, bodies, equipment, work, lo, hi)
                 evaluate(call, bodies, frames, equipment, rules, work, out, lo, hi)

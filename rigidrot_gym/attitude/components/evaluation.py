@@ -219,9 +219,16 @@ def reward_dissipation(call, bodies, rules, work, out, lo, hi):
 @jitable
 def write_observation(results, obs, lo, hi):
     """The observed rows of ``results`` into the float32 observations, body by body."""
-    for i in jit.bodies(lo, hi):
-        for c in range(OBS_SIZE):
-            obs[i, c] = results[c, i]
+    if obs.shape[1] == OBS_SIZE:
+        # The same copy for an observation of the observed rows alone: inside this branch
+        # LLVM knows the row stride of ``obs``, a constant with which the loop vectorises.
+        for i in jit.bodies(lo, hi):
+            for c in range(OBS_SIZE):
+                obs[i, c] = results[c, i]
+    else:
+        for i in jit.bodies(lo, hi):
+            for c in range(OBS_SIZE):
+                obs[i, c] = results[c, i]
 
 
 @jitable
