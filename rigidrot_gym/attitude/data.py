@@ -327,9 +327,9 @@ OBSERVED, ANGLE, SPEED, EFFORT = slice(0, 7), 7, 8, 9
 
 # Bodies per block of a pass. On one thread, as many as keep a block's arrays in a core's
 # L2 cache: each block pays a call of each component and the runtime checks (of overlap
-# between arrays) of each of their vectorised loops, a sixth of an env-step at 256 bodies.
-# On numba's threads, a block is a thread's unit of work: small enough that a thousand
-# bodies make four.
+# between arrays) of each of their vectorised loops, a tenth of a vector env-step with
+# blocks of 256 (2-core AMD EPYC). On numba's threads, a block is a thread's unit of work:
+# small enough that a thousand bodies make four.
 BLOCK = 1024
 THREAD_BLOCK = 256
 # The most normals a pass over a block draws per body: the navigation's (the actuators' at

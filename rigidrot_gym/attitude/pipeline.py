@@ -145,7 +145,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     # The Equipment fields these components read: the rest are None (data.equipment_fields).
     expand = equipment_expander(equipment_fields(features))
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
-    block_size = THREAD_BLOCK if parallel else BLOCK
+    per_block = THREAD_BLOCK if parallel else BLOCK
 
     @jitable
     def command(call, bodies, equipment, work, noise, i):
@@ -448,25 +448,19 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         # frame is principal, which the components test first, so that numba prunes the turns.
         frames = bodies.principal if rotated_frames else None
         n = bodies.state.shape[1]
-        blocks = (n + block_size - 1) // block_size
+        blocks = (n + per_block - 1) // per_block
         if before:
             nonfinite = 0
             for block in prange(blocks):
                 nonfinite += actuate(
-                    call,
-                    bodies,
-                    frames,
-                    equipment,
-                    work,
-                    block * block_size,
-                    min(n, (block + 1) * block_size),
+                    call, bodies, frames, equipment, work, block * per_block, min(n, (block + 1) * per_block)
                 )
             if nonfinite:
                 return nonfinite, 0, 0
         if integrate:
             failed = invalid = 0
             for block in prange(blocks):
-                lo, hi = block * block_size, min(n, (block + 1) * block_size)
+                lo, hi = block * per_block, min(n, (block + 1) * per_block)
                 rods_off = equipment.rods_off if with_duty_cycle else None
                 counts = integration.stage(step, torque, call, bodies, work, lo, hi, rods_off)
                 failed += counts[0]
@@ -478,7 +472,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if call.restart:
                 restart.restart(call, bodies, frames, law, work)
             for block in prange(blocks):
-                lo, hi = block * block_size, min(n, (block + 1) * block_size)
+                lo, hi = block * per_block, min(n, (block + 1) * per_block)
                 if realistic:
                     move_on(call, bodies, equipment, work, lo, hi)
                 evaluate(call, bodies, frames, equipment, rules, work, out, lo, hi)
