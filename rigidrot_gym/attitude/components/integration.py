@@ -40,8 +40,9 @@ def staged_valid(staged, i):
 @jitable
 def stage(step, torque, call, bodies, work, lo, hi, rods_off):
     """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
-    under the compiled torque model ``torque`` (a waiting body, and every body without a
-    step, staged as it is), the magnetorquers' dipole off for the first ``rods_off``
+    under the compiled torque model ``torque`` (every body without a step, and a waiting
+    body, staged as it is; one that restarts in the call is left to the restart to
+    stage), the magnetorquers' dipole off for the first ``rods_off``
     sub-steps (their duty cycle; None without one, which numba prunes); returns how many
     of them, stepped, did not converge and how many are not valid."""
     staged, stats = work.staged, work.stats
@@ -66,9 +67,10 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off):
         failed += live & np.isinf(stats[0, i])
         invalid += live & (not staged_valid(staged, i))
     # A waiting body was advanced with no torque (a branch in the loops above would stop
-    # them vectorising); it keeps its state. A block without one skips the pass, which
-    # LLVM vectorises with masked stores that cost as much as the copy.
-    if waiting:
+    # them vectorising); it keeps its state, unless it restarts in this call, which stages
+    # its new episode's state over it. A block without one skips the pass, which LLVM
+    # vectorises with masked stores that cost as much as the copy.
+    if waiting and not call.restart:
         for i in jit.bodies(lo, hi):
             if call.waiting[i]:
                 for c in range(STATE_SIZE):
