@@ -22,6 +22,7 @@ from numba import njit
 
 from rigidrot_gym.physics import numba_compat
 from rigidrot_gym.physics.integrators import rk4
+from rigidrot_gym.physics.integrators.base import advance
 from rigidrot_gym.physics.jit import COMPILE_NOTICE, bodies
 from rigidrot_gym.physics.torques import SIZE, body_torque, model_potential, parameters
 
@@ -240,3 +241,43 @@ def test_the_rk4_step_is_inlined_and_the_loop_over_bodies_vectorised():
     assert not {c for c in callees if "rigidrot_gym" in c and "_body_steps" not in c}, sorted(callees)
     # No fast-math: multiplies and adds stay apart, packed (<2 x double> with SSE2 or NEON, 4 with AVX2).
     assert re.search(r"\bfmul\b[^\n]*<\d+ x double>", ir), "the loop over bodies did not vectorise"
+
+
+def _staged_steps(state, staged, inertia, p, h, substeps, opts, stats):
+    """A control period of every body as an env's integration runs it: the first sub-step
+    from ``state`` into ``staged``, the others in place there."""
+    args = (staged, inertia, p, 0.0, h, substeps, 0, substeps, opts, False, None, None, stats)
+    advance(rk4.step, body_torque, model_potential, *args, 0, state.shape[1], state)
+
+
+_staged_steps.__module__ = "rigidrot_gym.inlining_probe"
+
+
+def test_an_envs_sub_steps_vectorise_from_the_states_and_in_place():
+    kernel = njit(error_model="numpy")(_staged_steps)
+    n, substeps = 64, 3
+    state = np.zeros((8, n))
+    state[0], state[4:7] = 1.0, np.linspace(-0.2, 0.3, n)
+    staged, stats = np.full((8, n), np.nan), np.zeros((2, n))
+    before = state.copy()
+    kernel(state, staged, np.ones((3, n)), np.zeros((SIZE, n)), 0.01, substeps, np.zeros(0), stats)
+    # The same period in place on a copy, as a library run has it: bit for bit; the states unread.
+    in_place = state.copy()
+    args = (np.ones((3, n)), np.zeros((SIZE, n)), 0.0, 0.01, substeps, 0, substeps, np.zeros(0), False)
+    _in_place(in_place, *args, np.zeros((2, n)))
+    assert np.array_equal(staged, in_place) and np.array_equal(state, before)
+    ir = "\n".join(kernel.inspect_llvm().values())
+    callees = set(re.findall(r"\bcall\b[^\n@]*@\"?([\w.$]+)", ir))
+    # The sub-step's loop copied into advance at each of its two calls, each copy with its own
+    # arrays: out of line, the in-place call would hand it arrays that may overlap, and its
+    # loop would run without vectors.
+    assert not {c for c in callees if "_substep" in c}, sorted(callees)
+    # Both loops vectorised, each with its packed square root (RK4 renormalises the attitude):
+    # at LLVM's limit on runtime overlap checks, the one between two arrays does not.
+    assert len(re.findall(r"\bcall\b[^\n]*@llvm\.sqrt\.v\d+f64", ir)) >= 2, "a loop did not vectorise"
+
+
+@njit(error_model="numpy")
+def _in_place(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, stats):
+    args = (inertia, p, t0, h, substeps, first, last, opts, renormalize, None, None, stats)
+    advance(rk4.step, body_torque, model_potential, state, *args, 0, state.shape[1])

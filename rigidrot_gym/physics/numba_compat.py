@@ -15,8 +15,9 @@ not promise to keep:
   kernels compiled in memory where no cache location is writable;
 * the compile notice (``numba.core.event``): one line on stderr when kernels compile;
 * the inlining boost (``numba.core.event`` and ``llvmlite.binding.set_option``): LLVM's
-  inline threshold raised while a kernel of the package compiles, so that the loop over
-  bodies has no call left in it and vectorises;
+  inline threshold and its limit on a vectorised loop's runtime overlap checks raised
+  while a kernel of the package compiles, so that the loop over bodies has no call left
+  in it and vectorises;
 * direct calls (``Dispatcher.get_overload``): a kernel called through its compiled overload
   for known argument types, past the dispatcher's typing of every argument on every call
   (:class:`~rigidrot_gym.physics.jit.DirectCalls`);
@@ -69,6 +70,14 @@ UNWRAPPED = "no C wrappers"
 # 127 ns instead of 28 (4096 envs, an AMD EPYC with AVX-512).
 INLINE_THRESHOLD = 5000
 LLVM_INLINE_THRESHOLD = 250
+# LLVM's limit on the runtime overlap checks a vectorised loop may start with, raised with
+# the inline threshold and put back to LLVM's own after. Numba tells LLVM nothing of which
+# arrays may overlap, and rows of an (8, N) array are N apart, a runtime distance: a loop
+# over bodies that reads one array's rows and writes another's (an env's first sub-step,
+# from the bodies' states into the staging area) needs about 150 checks, once per block of
+# bodies, and at LLVM's 128 it does not vectorise (the vector env stepped 2.6× slower).
+MEMORY_CHECKS = 1000
+LLVM_MEMORY_CHECKS = 128
 
 _CACHING = "numba.core.caching"
 # Numba tries its locators in order; the package's take its kernels in the same order of
@@ -381,8 +390,10 @@ def _inlining_available() -> bool:
     return not missing
 
 
-def _set_inline_threshold(value: int) -> None:
-    _module("llvmlite.binding").set_option("", f"-inline-threshold={value}")
+def _set_thresholds(raised: bool) -> None:
+    set_option = _module("llvmlite.binding").set_option
+    set_option("", f"-inline-threshold={INLINE_THRESHOLD if raised else LLVM_INLINE_THRESHOLD}")
+    set_option("", f"-vectorize-memory-check-threshold={MEMORY_CHECKS if raised else LLVM_MEMORY_CHECKS}")
 
 
 def _install_listener(package: Package, inline: bool) -> None:
@@ -416,14 +427,14 @@ def _compile_listener(base: type, package: Package, inline: bool):
                 print(package.notice, file=sys.stderr, flush=True)
             if inline and (self.depth or ours):
                 if not self.depth:
-                    _set_inline_threshold(INLINE_THRESHOLD)
+                    _set_thresholds(True)
                 self.depth += 1
 
         def on_end(self, ev) -> None:
             if self.depth:
                 self.depth -= 1
                 if not self.depth:
-                    _set_inline_threshold(LLVM_INLINE_THRESHOLD)
+                    _set_thresholds(False)
 
     return CompileListener()
 

@@ -46,20 +46,21 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off):
     sub-steps (their duty cycle; None without one, which numba prunes); returns how many
     of them, stepped, did not converge and how many are not valid."""
     staged, stats = work.staged, work.stats
-    for c in range(STATE_SIZE):
-        for i in jit.bodies(lo, hi):
-            staged[c, i] = bodies.state[c, i]
+    last = call.substeps if call.stepped else 0
+    if last == 0:  # else the first sub-step reads the states and writes them staged
+        for c in range(STATE_SIZE):
+            for i in jit.bodies(lo, hi):
+                staged[c, i] = bodies.state[c, i]
     for i in jit.bodies(lo, hi):
         stats[0, i] = 0.0
         stats[1, i] = 0.0
-    last = call.substeps if call.stepped else 0
     if rods_off is not None and rods_off:  # the sub-steps with the rods off, then the rest (bitwise one run)
         magnetorquers.switch_off(work.params, work.body, lo, hi)
-        _advance(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi)
+        _advance(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi, bodies.state)
         magnetorquers.switch_on(work.params, work.body, lo, hi)
-        _advance(step, torque, call, bodies, work, rods_off, last, lo, hi)
+        _advance(step, torque, call, bodies, work, rods_off, last, lo, hi, None)
     else:
-        _advance(step, torque, call, bodies, work, 0, last, lo, hi)
+        _advance(step, torque, call, bodies, work, 0, last, lo, hi, bodies.state)
     failed = invalid = waiting = 0
     for i in jit.bodies(lo, hi):
         live = not call.waiting[i]
@@ -79,9 +80,9 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off):
 
 
 @jitable
-def _advance(step, torque, call, bodies, work, first, last, lo, hi):
-    """Sub-steps ``first`` … ``last`` − 1 of the period of bodies ``lo`` … ``hi`` − 1 of
-    ``work.staged``."""
+def _advance(step, torque, call, bodies, work, first, last, lo, hi, source):
+    """Sub-steps ``first`` … ``last`` − 1 of the period of bodies ``lo`` … ``hi`` − 1 into
+    ``work.staged``, the first from ``source`` (None: from ``work.staged``)."""
     staged = work.staged
     advance(
         step,
@@ -102,6 +103,7 @@ def _advance(step, torque, call, bodies, work, first, last, lo, hi):
         work.stats,
         lo,
         hi,
+        source,
     )
 
 

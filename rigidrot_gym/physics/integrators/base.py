@@ -33,7 +33,7 @@ import numpy as np
 
 from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import bodies, jitable, kernel
+from rigidrot_gym.physics.jit import bodies, inlined, jitable, kernel
 from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
 from rigidrot_gym.physics.torques import WORLD, Loads, body_torque, model_potential, model_torque, parameters
 
@@ -82,6 +82,7 @@ def advance(
     stats,
     lo,
     hi,
+    source=None,
 ):
     """Advance bodies ``lo`` … ``hi`` − 1 of ``state`` in place through sub-steps
     ``first … last − 1`` of a run of steps of ``h``, each split in ``substeps`` sub-steps of
@@ -104,6 +105,11 @@ def advance(
     With ``renormalize`` the body rates are reset after every sub-step from the initial
     world angular momentum L: ω = I⁻¹(q* L q) (Mandre 2008, §7.2; torque-free only); the
     call that runs sub-step 0 computes L into ``momentum``, later calls read it there.
+
+    With a ``source`` (an array shaped as ``state``), sub-step ``first`` reads the bodies
+    from it rather than from ``state``: an env's period advances the bodies' states into
+    its staging area without copying them there first. Such a caller records nothing and
+    does not renormalise (``traj`` and ``momentum`` None: both read ``state`` at sub-step 0).
     """
     # Each condition starts with an argument compared with None, which numba prunes.
     if first == 0:
@@ -122,22 +128,21 @@ def advance(
     k = first // substeps
     j = first - k * substeps
     n = first
+    if source is not None and n < last:
+        # Out of place, before the loop and not a branch in it: LLVM would merge the two
+        # calls of a branch into one that reads either array, compiled with runtime overlap
+        # checks that fail in place and run every sub-step without vectors.
+        _substep(step, torque, potential, source, state, inertia, p, n, t0 + n * hs, hs, opts, stats, lo, hi)
+        n, j = n + 1, j + 1
+        if j == substeps:
+            k, j = k + 1, 0
     while n < last:
         stop = min(last, n + substeps - j)
         for m in range(n, stop):
-            for i in bodies(lo, hi):
-                q = (state[0, i], state[1, i], state[2, i], state[3, i])
-                w = (state[4, i], state[5, i], state[6, i])
-                moments = (inertia[0, i], inertia[1, i], inertia[2, i])
-                q, w, s, iterations = step(
-                    m, t0 + m * hs, hs, q, w, state[7, i], moments, torque, potential, parameters(p, i), opts
-                )
-                state[0, i], state[1, i], state[2, i], state[3, i] = q
-                state[4, i], state[5, i], state[6, i] = w
-                state[7, i] = s
-                stats[0, i] = np.maximum(stats[0, i], iterations)
-                stats[1, i] = stats[1, i] + iterations
-            # A loop of its own: a branch in the loop above keeps it from vectorising (RK4
+            _substep(
+                step, torque, potential, state, state, inertia, p, m, t0 + m * hs, hs, opts, stats, lo, hi
+            )
+            # A loop of its own: a branch in the sub-step's loop keeps it from vectorising (RK4
             # over 4096 bodies: 45 ns per body-step instead of 14).
             if momentum is not None and renormalize:
                 for i in bodies(lo, hi):
@@ -152,6 +157,22 @@ def advance(
             j = 0
             if traj is not None and traj.shape[0] > 0:
                 _record(traj, k, state, lo, hi)
+
+
+@inlined
+def _substep(step, torque, potential, x, state, inertia, p, m, t, h, opts, stats, lo, hi):
+    """Sub-step ``m`` (from time ``t``, of ``h``) of bodies ``lo`` … ``hi`` − 1 read from
+    ``x`` and written to ``state`` (``x`` is ``state`` in place), as :func:`advance`."""
+    for i in bodies(lo, hi):
+        q = (x[0, i], x[1, i], x[2, i], x[3, i])
+        w = (x[4, i], x[5, i], x[6, i])
+        moments = (inertia[0, i], inertia[1, i], inertia[2, i])
+        q, w, s, iterations = step(m, t, h, q, w, x[7, i], moments, torque, potential, parameters(p, i), opts)
+        state[0, i], state[1, i], state[2, i], state[3, i] = q
+        state[4, i], state[5, i], state[6, i] = w
+        state[7, i] = s
+        stats[0, i] = np.maximum(stats[0, i], iterations)
+        stats[1, i] = stats[1, i] + iterations
 
 
 def _compile_run(step: Callable, torque: Callable, renormalize: bool) -> Callable:
