@@ -137,7 +137,7 @@ class AttitudeBatch:
     ``_params``, ``_scratch``, ``_commands``, ``_sensed``, ``_normals``, ``_estimator``),
     ``_sources`` (the generators' addresses, which a copy or an unpickled batch rebuilds
     from its own generators) and the tuples the compiled call takes and its direct calls
-    (rebuilt with them), and no attribute is a view of another, so
+    (rebuilt with them), and no attribute shares an element with another, so
     ``copy.deepcopy`` and pickling give a batch that continues bit for bit like the
     original.
 
@@ -352,6 +352,7 @@ class AttitudeBatch:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._state, self._staged = data.state_and_staging(self._state)  # apart, as carried() places them
         self._sources = sources(self._rngs)
         self._transport()
         self._direct_calls()
