@@ -146,6 +146,9 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     expand = equipment_expander(equipment_fields(features))
     integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
     per_block = THREAD_BLOCK if parallel else BLOCK
+    # One thread stages each body straight from its state; on threads that was slower than
+    # a copy first (2 threads, 4096 envs: 12.1-12.2 ns per env-step against 11.2-11.7).
+    from_states = not parallel
 
     @jitable
     def command(call, bodies, equipment, work, noise, i):
@@ -462,7 +465,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             for block in prange(blocks):
                 lo, hi = block * per_block, min(n, (block + 1) * per_block)
                 rods_off = equipment.rods_off if with_duty_cycle else None
-                counts = integration.stage(step, torque, call, bodies, work, lo, hi, rods_off)
+                source = bodies.state if from_states else None
+                counts = integration.stage(step, torque, call, bodies, work, lo, hi, rods_off, source)
                 failed += counts[0]
                 invalid += counts[1]
             if failed or invalid:

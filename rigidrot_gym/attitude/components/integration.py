@@ -38,16 +38,18 @@ def staged_valid(staged, i):
 
 
 @jitable
-def stage(step, torque, call, bodies, work, lo, hi, rods_off):
+def stage(step, torque, call, bodies, work, lo, hi, rods_off, source):
     """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
     under the compiled torque model ``torque`` (every body without a step, and a waiting
     body, staged as it is; one that restarts in the call is left to the restart to
     stage), the magnetorquers' dipole off for the first ``rods_off``
     sub-steps (their duty cycle; None without one, which numba prunes); returns how many
-    of them, stepped, did not converge and how many are not valid."""
+    of them, stepped, did not converge and how many are not valid. The first sub-step
+    reads the bodies from ``source`` (``bodies.state``) and writes them staged; with None,
+    they are copied there first and advanced in place."""
     staged, stats = work.staged, work.stats
     last = call.substeps if call.stepped else 0
-    if last == 0:  # else the first sub-step reads the states and writes them staged
+    if source is None or last == 0:
         for c in range(STATE_SIZE):
             for i in jit.bodies(lo, hi):
                 staged[c, i] = bodies.state[c, i]
@@ -56,11 +58,11 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off):
         stats[1, i] = 0.0
     if rods_off is not None and rods_off:  # the sub-steps with the rods off, then the rest (bitwise one run)
         magnetorquers.switch_off(work.params, work.body, lo, hi)
-        _advance(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi, bodies.state)
+        _advance(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi, source)
         magnetorquers.switch_on(work.params, work.body, lo, hi)
         _advance(step, torque, call, bodies, work, rods_off, last, lo, hi, None)
     else:
-        _advance(step, torque, call, bodies, work, 0, last, lo, hi, bodies.state)
+        _advance(step, torque, call, bodies, work, 0, last, lo, hi, source)
     failed = invalid = waiting = 0
     for i in jit.bodies(lo, hi):
         live = not call.waiting[i]
