@@ -23,7 +23,7 @@ from numba import njit
 from rigidrot_gym.physics import numba_compat
 from rigidrot_gym.physics.integrators import rk4
 from rigidrot_gym.physics.integrators.base import advance
-from rigidrot_gym.physics.jit import COMPILE_NOTICE, bodies
+from rigidrot_gym.physics.jit import COMPILE_NOTICE, bodies, inlined
 from rigidrot_gym.physics.torques import SIZE, body_torque, model_potential, parameters
 
 # argv[1]: the rename, {"pattern", "replacement", "scope"} (module-name prefixes) or null.
@@ -281,3 +281,37 @@ def test_an_envs_sub_steps_vectorise_from_the_states_and_in_place():
 def _in_place(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, stats):
     args = (inertia, p, t0, h, substeps, first, last, opts, renormalize, None, None, stats)
     advance(rk4.step, body_torque, model_potential, state, *args, 0, state.shape[1])
+
+
+@inlined
+def _rk4_steps(x, state, inertia, p, h, opts):
+    """One RK4 step of every body from ``x`` into ``state``."""
+    for i in bodies(0, state.shape[1]):
+        q = (x[0, i], x[1, i], x[2, i], x[3, i])
+        w = (x[4, i], x[5, i], x[6, i])
+        moments = (inertia[0, i], inertia[1, i], inertia[2, i])
+        q, w, s, _ = rk4.step(
+            0, 0.0, h, q, w, x[7, i], moments, body_torque, model_potential, parameters(p, i), opts
+        )
+        state[0, i], state[1, i], state[2, i], state[3, i] = q
+        state[4, i], state[5, i], state[6, i] = w
+        state[7, i] = s
+
+
+def _twice(state, staged, inertia, p, h, opts):
+    _rk4_steps(state, staged, inertia, p, h, opts)
+    _rk4_steps(staged, staged, inertia, p, h, opts)
+
+
+def test_an_inlined_function_is_copied_into_each_caller():
+    # Outside the package, at LLVM's own inline threshold, a loop over bodies with an RK4
+    # step in it called twice stays out of line (a jitable one does) unless numba copies it.
+    kernel = njit(error_model="numpy")(_twice)
+    n = 16
+    state, staged = np.zeros((8, n)), np.zeros((8, n))
+    state[0], state[4:7] = 1.0, 0.1
+    kernel(state, staged, np.ones((3, n)), np.zeros((SIZE, n)), 0.01, np.zeros(0))
+    assert abs(np.linalg.norm(staged[0:4], axis=0) - 1.0).max() < 1e-12  # both steps ran
+    ir = "\n".join(kernel.inspect_llvm().values())
+    callees = set(re.findall(r"\bcall\b[^\n@]*@\"?([\w.$]+)", ir))
+    assert not {c for c in callees if "_rk4_steps" in c}, sorted(callees)
