@@ -210,18 +210,24 @@ def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, interna
     assert stderr.count(COMPILE_NOTICE) == (0 if feature == numba_compat.EVENTS else 1)
 
 
-def _body_steps(state, inertia, p, h, opts):
-    """One RK4 step of every body, as the package's kernels loop over bodies."""
+@inlined
+def _rk4_steps(x, state, inertia, p, h, opts):
+    """One RK4 step of every body from ``x`` into ``state``."""
     for i in bodies(0, state.shape[1]):
-        q = (state[0, i], state[1, i], state[2, i], state[3, i])
-        w = (state[4, i], state[5, i], state[6, i])
+        q = (x[0, i], x[1, i], x[2, i], x[3, i])
+        w = (x[4, i], x[5, i], x[6, i])
         moments = (inertia[0, i], inertia[1, i], inertia[2, i])
         q, w, s, _ = rk4.step(
-            0, 0.0, h, q, w, state[7, i], moments, body_torque, model_potential, parameters(p, i), opts
+            0, 0.0, h, q, w, x[7, i], moments, body_torque, model_potential, parameters(p, i), opts
         )
         state[0, i], state[1, i], state[2, i], state[3, i] = q
         state[4, i], state[5, i], state[6, i] = w
         state[7, i] = s
+
+
+def _body_steps(state, inertia, p, h, opts):
+    """One RK4 step of every body, as the package's kernels loop over bodies."""
+    _rk4_steps(state, state, inertia, p, h, opts)
 
 
 # The package raises LLVM's inline threshold for the kernels it compiles, which it tells by
@@ -281,21 +287,6 @@ def test_an_envs_sub_steps_vectorise_from_the_states_and_in_place():
 def _in_place(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, stats):
     args = (inertia, p, t0, h, substeps, first, last, opts, renormalize, None, None, stats)
     advance(rk4.step, body_torque, model_potential, state, *args, 0, state.shape[1])
-
-
-@inlined
-def _rk4_steps(x, state, inertia, p, h, opts):
-    """One RK4 step of every body from ``x`` into ``state``."""
-    for i in bodies(0, state.shape[1]):
-        q = (x[0, i], x[1, i], x[2, i], x[3, i])
-        w = (x[4, i], x[5, i], x[6, i])
-        moments = (inertia[0, i], inertia[1, i], inertia[2, i])
-        q, w, s, _ = rk4.step(
-            0, 0.0, h, q, w, x[7, i], moments, body_torque, model_potential, parameters(p, i), opts
-        )
-        state[0, i], state[1, i], state[2, i], state[3, i] = q
-        state[4, i], state[5, i], state[6, i] = w
-        state[7, i] = s
 
 
 def _twice(state, staged, inertia, p, h, opts):
