@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -88,12 +89,21 @@ with warnings.catch_warnings(record=True) as caught:
     compiled = [dispatcher for dispatcher, _ in template._impl_cache.values()]
     no_wrapper = [d.targetoptions.get("no_cfunc_wrapper", False) for d in compiled]
     unwrapped = [value, bool(no_wrapper) and all(no_wrapper)]
+
+    def increment(x):
+        return x + 1.0
+
+    increment.__module__ = "rigidrot_gym.width_probe"  # the package's, by its module
+    incremented = njit(increment)
+    wide = [incremented(1.0)]
+    wide.append(numba_compat.PREFER_VECTOR_WIDTH in "".join(incremented.inspect_llvm().values()))
 print(json.dumps({
     "q": q.tobytes().hex(),
     "direct": direct,
     "direct_calls_past_dispatch": calls._last is not calls.dispatcher,
     "uncounted": uncounted,
     "unwrapped": unwrapped,
+    "wide": wide,
     "lost": numba_compat.lost(),
     "warnings": [str(w.message) for w in caught if w.category is numba_compat.NumbaCompatWarning],
     "renamed": renamed,
@@ -154,6 +164,16 @@ INTERNALS = [
     _name("numba.core.dispatcher.Dispatcher.get_overload", numba_compat.DIRECT),
     _name("numba.core.cpu.CPUTargetOptions._nrt", numba_compat.UNCOUNTED),
     _name("numba.core.cpu.CPUTargetOptions.no_cfunc_wrapper", numba_compat.UNWRAPPED),
+    _name("numba.core.cpu.CPUContext.post_lowering", numba_compat.WIDTH),
+    _name("llvmlite.ir.FunctionAttributes", numba_compat.WIDTH, ("llvmlite.ir",)),
+    # A release that printed only the attributes it knows would drop the package's.
+    _rename(
+        "llvmlite.ir.FunctionAttributes (a set, printed in the function's definition)",
+        numba_compat.WIDTH,
+        r"for i in sorted\(self\)\]",
+        "for i in sorted(self) if i in self._known]",
+        ("llvmlite.ir.values",),
+    ),
 ]
 
 
@@ -184,6 +204,7 @@ def test_untouched_numba_leaves_every_feature_in(untouched):
     assert report["direct"] == [3.0, 6.0, 12.0] and report["direct_calls_past_dispatch"]
     assert report["uncounted"] == [2.0, True]
     assert report["unwrapped"] == [7.0, True]
+    assert report["wide"] == [2.0, True]
     assert stderr.count(COMPILE_NOTICE) == 1
     assert any(cache.rglob("*.nbi"))
 
@@ -204,6 +225,8 @@ def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, interna
     assert report["uncounted"] == [2.0, feature != numba_compat.UNCOUNTED]
     # a function a kernel calls gets numba's C wrapper where the option is lost
     assert report["unwrapped"] == [7.0, feature != numba_compat.UNWRAPPED]
+    # the package's functions prefer LLVM's vector width for the CPU where the feature is lost
+    assert report["wide"] == [2.0, feature not in (numba_compat.WIDTH, numba_compat.EVENTS)]
     # Cached by numba's plain cache where the package's is lost; not at all without distinct
     # symbols, where a kernel loaded from the cache might run another's code.
     assert any(tmp_path.rglob("*.nbi")) == (feature != numba_compat.SYMBOLS)
@@ -306,3 +329,35 @@ def test_an_inlined_function_is_copied_into_each_caller():
     ir = "\n".join(kernel.inspect_llvm().values())
     callees = set(re.findall(r"\bcall\b[^\n@]*@\"?([\w.$]+)", ir))
     assert not {c for c in callees if "_rk4_steps" in c}, sorted(callees)
+
+
+# Compiles (never runs) a loop over bodies for an Intel Xeon, whatever this machine's CPU, as
+# one of the package's functions and as one outside it; prints each one's widest registers.
+XEON = """
+import json, numpy as np
+from numba import njit
+import rigidrot_gym
+
+
+def scaled(a, b):
+    for i in range(a.shape[0]):
+        b[i] = np.sqrt(a[i] * a[i] + 1.0)
+
+
+widest = {}
+for module in ("rigidrot_gym.width_probe", "elsewhere"):
+    scaled.__module__ = module
+    asm = "".join(njit("void(float64[:], float64[:])", error_model="numpy")(scaled).inspect_asm().values())
+    widest[module] = next((name for name in ("zmm", "ymm", "xmm") if f"%{name}" in asm), None)
+print(json.dumps(widest))
+"""
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="compiles for an x86 CPU")
+def test_the_packages_loops_take_512_bit_vectors_on_an_intel_xeon():
+    # NUMBA_CPU_FEATURES empty: the Xeon's own features, AVX-512 among them. LLVM's tuning for
+    # it prefers 256-bit vectors; the package's functions override that, and no other.
+    env = {**os.environ, "NUMBA_CPU_NAME": "sapphirerapids", "NUMBA_CPU_FEATURES": ""}
+    done = subprocess.run([sys.executable, "-c", XEON], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == {"rigidrot_gym.width_probe": "zmm", "elsewhere": "ymm"}

@@ -31,8 +31,9 @@ Compiling takes seconds to a minute on first use: the first time numba compiles 
 when it loads from the cache) a kernel of this package in a process, one line,
 :data:`COMPILE_NOTICE`, goes to stderr.
 
-The cache, the notice and the raised LLVM inline threshold that lets the loops over bodies
-vectorise use numba's and llvmlite's internals, all in :mod:`rigidrot_gym.physics.numba_compat`:
+The cache, the notice, the raised LLVM inline threshold that lets the loops over bodies
+vectorise and the full vector width they take use numba's and llvmlite's internals, all in
+:mod:`rigidrot_gym.physics.numba_compat`:
 where a release lacks one, that feature alone is left out with a
 :class:`~rigidrot_gym.physics.numba_compat.NumbaCompatWarning`, and the kernels compile and
 cache as numba's own ``cache=True`` has them.
