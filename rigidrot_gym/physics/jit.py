@@ -182,8 +182,9 @@ COMPILE_NOTICE = (
     "the cache; `rigidrot compile` does it ahead of time)"
 )
 
-# The cache, the notice and the inlining that vectorises the loops over bodies rest on
-# numba's and llvmlite's internals: each is left out, with a warning, where they are missing.
+# The cache, the notice, the inlining that vectorises the loops over bodies and their full
+# vector width rest on numba's and llvmlite's internals: each is left out, with a warning,
+# where they are missing.
 numba_compat.activate(
     numba_compat.Package(
         root=_PACKAGE, stamp=source_digest, cache_warning=CacheWarning, notice=COMPILE_NOTICE
