@@ -88,9 +88,10 @@ MEMORY_CHECKS = 1000
 LLVM_MEMORY_CHECKS = 128
 # The function attribute that takes the package's loops to 512-bit vectors on a CPU that has
 # them. Compiled on an AMD EPYC (znver5) for an Intel Xeon (NUMBA_CPU_NAME=emeraldrapids),
-# the vector env stepped at 1.94x CartPole-v1 without it and 2.55x with it. For znver4 and
-# znver5, whose tuning already prefers 512 bits, it changes nothing; without AVX-512 LLVM
-# takes the widest vectors there are, and for a CPU other than x86 it ignores it.
+# the vector env stepped at 1.81-1.96x CartPole-v1 without it and 2.44-2.67x with it (three
+# process pairs at 4096 envs). For znver4 and znver5, whose tuning already prefers 512
+# bits, it changes nothing; without AVX-512 LLVM takes the widest vectors there are, and
+# for a CPU other than x86 it ignores it.
 PREFER_VECTOR_WIDTH = '"prefer-vector-width"="512"'
 
 _CACHING = "numba.core.caching"
@@ -417,7 +418,7 @@ def _set_thresholds(raised: bool) -> None:
     set_option("", f"-vectorize-memory-check-threshold={MEMORY_CHECKS if raised else LLVM_MEMORY_CHECKS}")
 
 
-def _install_listener(package: Package, inline: bool):
+def _install_listener(package: Package, inline: bool) -> object | None:
     """The listener to numba's compile events, registered; None where they are missing."""
     missing = _missing("numba.core.event", ["Listener", "register"])
     if missing:
@@ -482,8 +483,9 @@ def _install_vector_width(listener) -> None:
     """Give each function numba lowers while ``listener`` counts a kernel of the package
     compiling (its ``depth``) the attribute :data:`PREFER_VECTOR_WIDTH`, through
     ``CPUContext.post_lowering``, which numba calls with each function's module before
-    LLVM optimises it. Llvmlite's ``FunctionAttributes.add`` refuses an attribute with a
-    value; the set it is takes one as an item, and prints it in the function's definition."""
+    LLVM optimises it. ``FunctionAttributes.add`` takes only the attributes llvmlite knows by
+    name, none with a value; ``set.add`` puts one in the set beneath, which llvmlite prints
+    in the function's definition as it is."""
     missing = _missing("numba.core.cpu", ["CPUContext.post_lowering"]) + _missing(
         "llvmlite.ir", ["Module", "Function", "FunctionType", "VoidType", "FunctionAttributes"]
     )
