@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import platform
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +87,19 @@ def platform_model() -> str:
     return next(
         line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if "model name" in line
     )
+
+
+def test_the_machine_names_the_cpu_numba_compiles_for():
+    # NUMBA_CPU_NAME=generic (numba's setting for caches that other CPUs can load): the
+    # report must not name the host's CPU as the one the kernels were compiled for.
+    code = "from rigidrot_gym.tools.bench.throughput import machine; print(machine())"
+    for cpu in ("generic", "skylake-avx512"):
+        env = {**os.environ, "NUMBA_CPU_NAME": cpu}
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert f"(numba compiles for {cpu})," in done.stdout
 
 
 def test_the_peak_loop_does_the_multiply_adds_it_counts():

@@ -65,7 +65,7 @@ WARM_STEPS = 500  # longer than an episode of these envs under random actions
 
 def machine() -> str:
     """The CPU's model name (``/proc/cpuinfo``, else the platform's), the CPU that numba
-    compiles for, and the cores this process may use."""
+    compiles for (``NUMBA_CPU_NAME``'s, else the host's), and the cores this process may use."""
     model = platform.processor() or platform.machine()
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
@@ -76,7 +76,8 @@ def machine() -> str:
         ]
         model = names[0] if names else model
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{model} (numba compiles for {llvm.get_host_cpu_name()}), {cores} cores"
+    target = numba.config.CPU_NAME or llvm.get_host_cpu_name()
+    return f"{model} (numba compiles for {target}), {cores} cores"
 
 
 def render_cost(env_id: str = DEFAULT_ID, frames: int = 50) -> float:
