@@ -68,12 +68,7 @@ def jitable(function: Callable) -> Callable:
     bodies. Numba's own inlining (``inline="always"``) copies and retypes a function at
     every call and gained nothing: on the methods' steps, the same kernel compiled in 9.6 s
     instead of 8.3 and stepped no faster."""
-
-    @overload(function, jit_options=_UNWRAPPED, strict=False)
-    def _compiled(*args, **kwargs):
-        return function
-
-    return function
+    return _register(function, inline="never")
 
 
 def inlined(function: Callable) -> Callable:
@@ -84,8 +79,14 @@ def inlined(function: Callable) -> Callable:
     threshold, where its arrays are arguments that may overlap: LLVM then compiles the loop
     with runtime overlap checks, which fail in place, and runs it without vectors (a vector
     env's sub-steps after its first: Detumble-v0 stepped 4× slower)."""
+    return _register(function, inline="always")
 
-    @overload(function, inline="always", jit_options=_UNWRAPPED, strict=False)
+
+def _register(function: Callable, inline: str) -> Callable:
+    """``function``, registered as its own compiled implementation, without a C wrapper,
+    with numba's ``inline`` option (``"never"``, numba's default, or ``"always"``)."""
+
+    @overload(function, inline=inline, jit_options=_UNWRAPPED, strict=False)
     def _compiled(*args, **kwargs):
         return function
 
