@@ -26,7 +26,7 @@ def step(n, t, h, q, w, s, inertia, torque, potential, p, opts):
     # The attitude's stages are 2 q̇ and their coefficients halved: h/2 · ½ m is (h/4) m
     # exactly (a power of two scales without rounding, barring subnormals), so q moves as
     # with q̇, bit for bit, at four multiplies fewer per stage (the vector env's sub-step
-    # compiled for AVX2: 6.4-6.6 ns per body against 6.7-7.0).
+    # compiled for AVX2: 6.4-6.6 ns per body against 6.7-6.9).
     half, quarter = 0.5 * h, 0.25 * h
     kq1, kw1 = _rates(t, q, w, inertia, torque, p)
     kq2, kw2 = _rates(t + half, qaxpy(quarter, kq1, q), vec.axpy(half, kw1, w), inertia, torque, p)
