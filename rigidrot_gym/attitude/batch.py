@@ -66,7 +66,7 @@ from rigidrot_gym.attitude.starts import (
 )
 from rigidrot_gym.attitude.task import observation_size, rules_of
 from rigidrot_gym.attitude.variates import keys_of
-from rigidrot_gym.physics import integrators, jit, mekf, torques, validation
+from rigidrot_gym.physics import integrators, jit, torques, validation
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.inertia import principal_frame
 from rigidrot_gym.physics.integrators.base import Method
@@ -205,7 +205,6 @@ class AttitudeBatch:
         self._law = start_law(scenario)  # the start law, for the compiled step's restarts
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
-        self._no_saturation = np.zeros(n, dtype=bool)  # never written: handed out as it is
         self._every = np.ones(n, dtype=bool)
         # What the compiled step reads for an evaluation without a step (float32, as agents'
         # actions are, so that it is the same compiled specialisation).
@@ -226,6 +225,8 @@ class AttitudeBatch:
         s, n, m = self.scenario, self.num_bodies, self.actuators.count
         gravity_rate, motion, phase_per_period = gravity_gradient.constants(s.gravity, s.dt)
         sun_model, sun_normals = sun_sensors.constants(s.sun_sensors)
+        field_bias = magnetometer.constants(s.magnetometer)[magnetometer.BIAS_STD]
+        states = navigation.states(field_bias)
         self._equipment = data.Equipment(
             keys=np.zeros(n, dtype=np.uint64),
             bias=np.zeros((n, 3)),
@@ -264,11 +265,12 @@ class AttitudeBatch:
             tracker=np.zeros((n if self.features.star_tracker else 0, star_tracker.STATE)),
             tracker_model=star_tracker.constants(s.star_tracker, s.flight),
             estimate=np.zeros((n if self.features.estimator else 0, navigation.STATE)),
-            covariance=np.zeros((n if self.features.estimator else 0, mekf.STATES, mekf.STATES)),
+            covariance=np.zeros((n if self.features.estimator else 0, states, states)),
             estimator_model=navigation.constants(
                 s.navigation,
                 gyro.constants(s.gyro)[gyro.INITIAL_BIAS],
                 star_tracker.covariance(s.star_tracker) if self.features.star_tracker else np.zeros((3, 3)),
+                field_bias,
             ),
             magnetometer=np.zeros((n if self.features.magnetometer else 0, magnetometer.STATE)),
             magnetometer_model=magnetometer.constants(s.magnetometer),
@@ -686,24 +688,48 @@ class AttitudeBatch:
 
     def result(self) -> StepResult:
         """The last step's arrays: the batch's own (its next call writes new ones); the
-        wheel arrays, which the batch updates in place, copied."""
+        extras, which the batch updates in place, copied."""
         self._handed_out = True
-        if not self.features.wheels:  # nothing to copy: the batch's own empty and false arrays
-            return StepResult(self.obs, self._values, self._flags, self.wheel_momentum, self._no_saturation)
-        return StepResult(
-            self.obs, self._values, self._flags, self.wheel_momentum.copy(), self.wheel_saturated.copy()
-        )
+        extras = {key: value.copy() for key, value in self.extras().items()}
+        return StepResult(self.obs, self._values, self._flags, extras)
 
     def info(self, i: int) -> dict[str, Any]:
         """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""
-        return info_of(self._values, self._flags, i, self._wheels(i))
+        return info_of(self._values, self._flags, i, self.extras())
 
     def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Body i's ``(obs, reward, terminated, truncated, info)`` now (as
         :meth:`StepResult.row`: copies, so the batch's arrays are not handed out)."""
-        return row_of(self.obs, self._values, self._flags, i, self._wheels(i))
+        return row_of(self.obs, self._values, self._flags, i, self.extras())
 
-    def _wheels(self, i: int) -> tuple[np.ndarray, Any] | None:
-        """Body i's wheel momenta and saturation flag (views), None without wheels."""
-        e = self._equipment
-        return (e.wheel_momentum[i], e.saturated[i]) if self.features.wheels else None
+    def extras(self) -> dict[str, np.ndarray]:
+        """The ``info`` entries of the scenario's components, by name, arrays over the bodies
+        (views, body first; each env's info holds its row):
+
+        * with reaction wheels, ``wheel_momentum`` (N, n), N·m·s, and ``wheel_saturated``
+          (N,), a wheel at its momentum limit;
+        * with a gyro, its true bias ``gyro_bias`` (N, 3), rad/s, body frame; with a
+          magnetometer whose bias has a std, its true bias ``magnetometer_bias`` (N, 3), T;
+        * with the estimator (``navigation.observe`` "estimate"), the MEKF's
+          ``estimated_attitude`` q̂ (N, 4), body to world, ``estimated_gyro_bias`` β̂ (N, 3),
+          rad/s, ``estimated_magnetometer_bias`` m̂ (N, 3), T, where it estimates one, and
+          ``estimate_covariance`` P (N, n, n) of its error state (δϑ, the rotation vector of
+          q̂* ⊗ q, rad; Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε
+          (:func:`~rigidrot_gym.physics.mekf.nees`) and the 3σ bounds are the user's to take.
+        """
+        e, f = self._equipment, self.features
+        out: dict[str, np.ndarray] = {}
+        if f.wheels:
+            out["wheel_momentum"], out["wheel_saturated"] = e.wheel_momentum, e.saturated
+        if f.gyro:
+            out["gyro_bias"] = e.gyro[:, gyro.BIAS]
+        field_bias = f.magnetometer and e.magnetometer_model[magnetometer.BIAS_STD] > 0.0
+        if field_bias:
+            out["magnetometer_bias"] = e.magnetometer[:, magnetometer.BIAS]
+        if f.estimator:
+            out["estimated_attitude"] = e.estimate[:, navigation.Q]
+            out["estimated_gyro_bias"] = e.estimate[:, navigation.BIAS]
+            if field_bias:
+                out["estimated_magnetometer_bias"] = e.estimate[:, navigation.FIELD_BIAS]
+            out["estimate_covariance"] = e.covariance
+        return out

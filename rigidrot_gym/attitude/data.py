@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from rigidrot_gym.attitude.components.navigation import MOST_STATES
 from rigidrot_gym.attitude.variates import NAVIGATION_PAIRS
 from rigidrot_gym.physics.integrators.base import STATE_SIZE
 from rigidrot_gym.physics.jit import jitable
@@ -147,8 +148,8 @@ class Equipment(NamedTuple):
     gyro_model: np.ndarray  # (gyro.MODEL,) its errors
     tracker: np.ndarray  # (N, star_tracker.STATE) the last measured attitude and its flag
     tracker_model: np.ndarray  # (star_tracker.MODEL,) its errors, mounting, cones, period
-    estimate: np.ndarray  # (N, navigation.STATE) the MEKF's q̂ and β̂
-    covariance: np.ndarray  # (N, 6, 6) and its P
+    estimate: np.ndarray  # (N, navigation.STATE) the MEKF's q̂, β̂ and m̂
+    covariance: np.ndarray  # (N, n, n) and its P (n: navigation.states)
     estimator_model: np.ndarray  # (navigation.MODEL,) its start and the tracker's R
     magnetometer: np.ndarray  # (N, magnetometer.STATE) its bias and last reading
     magnetometer_model: np.ndarray  # (magnetometer.MODEL,) its errors
@@ -289,7 +290,7 @@ class Work(NamedTuple):
     sensed: np.ndarray  # (8, N) the state as the sensors report it (principal axes)
     variates: np.ndarray  # (12, N) the uniforms of a restarting body's new episode
     normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK)) a block's normals, pass by pass (one thread)
-    estimator: np.ndarray  # (4, 6, 6) the estimator's work, one body at a time
+    estimator: np.ndarray  # (4, MOST_STATES, MOST_STATES) the estimator's work, one body at a time
 
 
 class Outputs(NamedTuple):
@@ -372,7 +373,7 @@ class Carried(NamedTuple):
     commands: np.ndarray  # (n, N)
     sensed: np.ndarray  # (8, N)
     normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK))
-    estimator: np.ndarray  # (4, 6, 6)
+    estimator: np.ndarray  # (4, MOST_STATES, MOST_STATES)
 
 
 # Memory addresses equal in their low 12 bits (a page apart, or a whole number of pages)
@@ -416,7 +417,7 @@ def carried(n: int, actuators: int) -> Carried:
         commands=np.zeros((actuators, n)),
         sensed=np.zeros((STATE_SIZE, n)),
         normals=np.zeros((NORMAL_ROWS, min(n, BLOCK))),
-        estimator=np.zeros((4, 6, 6)),
+        estimator=np.zeros((4, MOST_STATES, MOST_STATES)),
     )
 
 

@@ -219,7 +219,14 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ``EvalCallback`` and ``evaluate_policy`` read it) says whether the task was done: an
     episode that runs to its time limit inside the tolerance, but not for long enough,
     has not succeeded. All of the true state; with wheels also ``wheel_momentum`` ((n,),
-    N·m·s) and ``wheel_saturated`` (a wheel at its momentum limit).
+    N·m·s) and ``wheel_saturated`` (a wheel at its momentum limit); with a gyro its true
+    bias ``gyro_bias`` ((3,), rad/s; and ``magnetometer_bias``, T, where the magnetometer
+    has one); with the estimator (``observe="estimate"``) its ``estimated_attitude`` q̂
+    ((4,), body to world), ``estimated_gyro_bias`` ((3,), rad/s),
+    ``estimated_magnetometer_bias`` ((3,), T, where it estimates one) and
+    ``estimate_covariance`` ((n, n): δϑ, the rotation vector of q̂* ⊗ q, rad, then
+    β − β̂ and m − m̂), from which the NEES (``rigidrot_gym.physics.mekf.nees``) or the
+    3σ bounds follow.
 
     ## Starting State
 

@@ -282,10 +282,10 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         if with_sun_sensors:
             sun_sensors.read(equipment, q, to_sun, shadow, normals, i)
             sun_body, sun_variance = sun_sensors.direction(equipment, i)
-        if (
-            with_estimator
-        ):  # the period's measurements one after the other, each residual at the last correction
-            z, h, rr = scratch[3, 3, :3], scratch[3, :3, :3], scratch[3, 3:, 3:]
+        if with_estimator:
+            # the period's measurements one after the other, each residual at the last correction
+            n = equipment.covariance.shape[1]
+            z, h, rr, dx = scratch[3, 0, :3], scratch[3, 1:4, :n], scratch[3, 4:7, :3], scratch[3, 7, :n]
             for kind in range(3):
                 if kind == 0 and tracked:
                     navigation.attitude_measurement(
@@ -293,13 +293,19 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                     )
                 elif kind == 1 and with_magnetometer:
                     reading, variance = magnetometer.reading(equipment, i), magnetometer.variance(equipment)
-                    navigation.vector_measurement(equipment, reading, field, variance, z, h, rr, i)
+                    if not navigation.vector_measurement(
+                        equipment, reading, field, variance, True, z, h, rr, i
+                    ):
+                        continue
                 elif kind == 2 and sun_variance > 0.0:
                     reference = vec.scale(1.0 / vec.norm(to_sun), to_sun)
-                    navigation.vector_measurement(equipment, sun_body, reference, sun_variance, z, h, rr, i)
+                    if not navigation.vector_measurement(
+                        equipment, sun_body, reference, sun_variance, False, z, h, rr, i
+                    ):
+                        continue
                 else:
                     continue
-                navigation.correct(equipment, z, h, rr, scratch, i)
+                navigation.correct(equipment, z, h, rr, scratch[:3, :n, :n], dx, i)
 
     @jitable
     def navigate(call, bodies, equipment, work, lo, hi):

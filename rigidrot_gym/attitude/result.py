@@ -19,47 +19,49 @@ from rigidrot_gym.attitude.data import (
 
 
 def _info(
-    pointing_error_deg: float,
-    rate: float,
-    success: bool,
-    inside: bool,
-    wheels: tuple[np.ndarray, Any] | None = None,
+    pointing_error_deg: float, rate: float, success: bool, inside: bool, extras: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """An ``info`` dict from Python numbers (every caller reads its values with ``tolist``:
-    the single env's step builds one per step)."""
+    the single env's step builds one per step) and one env's ``extras``."""
     info = {
         "pointing_error_deg": pointing_error_deg,
         "rate": rate,
         "is_success": success,
         "in_tolerance": inside,
     }
-    if wheels is not None:
-        info["wheel_momentum"], info["wheel_saturated"] = wheels[0].copy(), bool(wheels[1])
+    if extras:
+        info.update(extras)
     return info
 
 
-def _column_info(v: list[float], f: list[bool], wheels: tuple[np.ndarray, Any] | None) -> dict[str, Any]:
+def extras_of(extras: dict[str, np.ndarray], i: int) -> dict[str, Any]:
+    """Env i's entries of ``extras`` (arrays over the envs, env first): a copy of its row,
+    or a Python number where the row is one."""
+    return {key: value[i].copy() if value.ndim > 1 else value[i].item() for key, value in extras.items()}
+
+
+def _column_info(v: list[float], f: list[bool], extras: dict[str, Any]) -> dict[str, Any]:
     """The ``info`` dict of one env's column of values ``v`` and flags ``f``, as Python
     numbers."""
-    return _info(v[POINTING_DEG], v[RATE], f[SUCCESS], f[IN_TOLERANCE], wheels)
+    return _info(v[POINTING_DEG], v[RATE], f[SUCCESS], f[IN_TOLERANCE], extras)
 
 
-def info_of(
-    values: np.ndarray, flags: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None
-) -> dict[str, Any]:
-    """Env i's ``info`` dict from ``values`` (VALUES, N), ``flags`` (FLAGS, N) and its wheel
-    momenta and saturation flag (None without wheels)."""
-    return _column_info(values[:, i].tolist(), flags[:, i].tolist(), wheels)  # Python numbers at once
+def info_of(values: np.ndarray, flags: np.ndarray, i: int, extras: dict[str, np.ndarray]) -> dict[str, Any]:
+    """Env i's ``info`` dict from ``values`` (VALUES, N), ``flags`` (FLAGS, N) and the
+    components' ``extras`` (:func:`extras_of`)."""
+    return _column_info(
+        values[:, i].tolist(), flags[:, i].tolist(), extras_of(extras, i)
+    )  # Python numbers at once
 
 
 def row_of(
-    obs: np.ndarray, values: np.ndarray, flags: np.ndarray, i: int, wheels: tuple[np.ndarray, Any] | None
+    obs: np.ndarray, values: np.ndarray, flags: np.ndarray, i: int, extras: dict[str, np.ndarray]
 ) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
     """Env i's ``(obs, reward, terminated, truncated, info)`` from ``obs`` (N, size),
-    ``values``, ``flags`` and its wheels (as :func:`info_of`), as a single env returns them:
+    ``values``, ``flags`` and ``extras`` (as :func:`info_of`), as a single env returns them:
     the observation a copy."""
     v, f = values[:, i].tolist(), flags[:, i].tolist()
-    return obs[i].copy(), v[REWARD], f[TERMINATED], f[TRUNCATED], _column_info(v, f, wheels)
+    return obs[i].copy(), v[REWARD], f[TERMINATED], f[TRUNCATED], _column_info(v, f, extras_of(extras, i))
 
 
 class StepResult:
@@ -68,26 +70,22 @@ class StepResult:
 
     ``obs`` (N, size) float32; ``values`` (VALUES, N), rows ``REWARD`` …, and ``flags``
     (FLAGS, N) bool, rows ``SUCCESS`` …, of :mod:`~rigidrot_gym.attitude.data`;
-    ``wheel_momentum`` (N, n) N·m·s and ``wheel_saturated`` (N,), empty (n = 0) and false
-    without reaction wheels.
+    ``extras``: the info entries of the scenario's components, by name, arrays over the
+    envs (env first): with reaction wheels ``wheel_momentum`` (N, n) N·m·s and
+    ``wheel_saturated`` (N,); with an estimator its estimate and covariance
+    (:meth:`~rigidrot_gym.attitude.batch.AttitudeBatch.extras`).
     ``is_success``: the task's success, the tolerance held for ``success_hold_steps``
     consecutive steps (at least one) up to this step, which ends the episode when
     ``success_hold_steps`` > 0; ``in_tolerance``: within both tolerances at this step.
     """
 
-    __slots__ = ("flags", "obs", "values", "wheel_momentum", "wheel_saturated")
+    __slots__ = ("extras", "flags", "obs", "values")
 
     def __init__(
-        self,
-        obs: np.ndarray,
-        values: np.ndarray,
-        flags: np.ndarray,
-        wheel_momentum: np.ndarray,
-        wheel_saturated: np.ndarray,
+        self, obs: np.ndarray, values: np.ndarray, flags: np.ndarray, extras: dict[str, np.ndarray]
     ) -> None:
-        # The wheel arrays, which the batch updates in place, are the caller's to copy.
-        self.obs, self.values, self.flags = obs, values, flags
-        self.wheel_momentum, self.wheel_saturated = wheel_momentum, wheel_saturated
+        # The extras, which the batch updates in place, are the caller's to copy.
+        self.obs, self.values, self.flags, self.extras = obs, values, flags, extras
 
     @property
     def reward(self) -> np.ndarray:
@@ -117,16 +115,13 @@ class StepResult:
     def rate(self) -> np.ndarray:
         return self.values[RATE]
 
-    def _wheels(self, i: int) -> tuple[np.ndarray, Any] | None:
-        return (self.wheel_momentum[i], self.wheel_saturated[i]) if self.wheel_momentum.shape[1] else None
-
     def info(self, i: int) -> dict[str, Any]:
-        """Env i's ``info`` dict (wheel entries only with wheels)."""
-        return info_of(self.values, self.flags, i, self._wheels(i))
+        """Env i's ``info`` dict (the extras' entries only where the scenario has them)."""
+        return info_of(self.values, self.flags, i, self.extras)
 
     def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Env i's ``(obs, reward, terminated, truncated, info)``, as a single env returns them."""
-        return row_of(self.obs, self.values, self.flags, i, self._wheels(i))
+        return row_of(self.obs, self.values, self.flags, i, self.extras)
 
     def infos(self) -> list[dict[str, Any]]:
         """Every env's ``info`` dict (as :meth:`info`), from each array's values as a list at
@@ -138,20 +133,16 @@ class StepResult:
             self.in_tolerance.tolist(),
             strict=True,
         )
-        if not self.wheel_momentum.shape[1]:
+        if not self.extras:
             return [_info(*values) for values in columns]
-        saturated = self.wheel_saturated.tolist()
-        return [_info(*values, (self.wheel_momentum[i], saturated[i])) for i, values in enumerate(columns)]
+        return [_info(*values, extras_of(self.extras, i)) for i, values in enumerate(columns)]
 
     def info_arrays(self) -> dict[str, np.ndarray]:
         """The same entries as arrays over the envs (Gymnasium's vector ``info``)."""
-        arrays = {
+        return {
             "pointing_error_deg": self.pointing_error_deg,
             "rate": self.rate,
             "is_success": self.is_success,
             "in_tolerance": self.in_tolerance,
+            **self.extras,
         }
-        if self.wheel_momentum.shape[1]:
-            arrays["wheel_momentum"] = self.wheel_momentum
-            arrays["wheel_saturated"] = self.wheel_saturated
-        return arrays

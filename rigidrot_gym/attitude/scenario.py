@@ -640,6 +640,13 @@ def _check_consistency(s: Scenario, source: str) -> None:
     for broken, message in needs:
         if broken:
             raise ScenarioError(f"{source}: {message}")
+    if s.observe == "estimate" and s.sun_sensor_model != "none" and s.sun_sensor_noise == 0.0:
+        # The MEKF weighs a measurement by its noise: a direction without any has no weight
+        # (S = H P Hᵀ is singular for a vector's H = [b×]).
+        raise ScenarioError(
+            f"{source}: field sun_sensors.noise must be positive where the MEKF uses the Sun sensors "
+            f'(navigation.observe "estimate"), got {s.sun_sensor_noise!r}'
+        )
     try:
         if s.magnetorquers:
             magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)

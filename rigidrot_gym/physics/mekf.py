@@ -8,9 +8,11 @@ and the gyro bias β̂ (body frame, rad/s); the filter's state is the error
 
     q = q̂ ⊗ δq(δϑ),   Δβ = β − β̂,
 
-δϑ a small rotation in the body frame (δq ≈ (1, δϑ/2)), with covariance P (6 × 6, δϑ
-first). With the gyro of :mod:`~rigidrot_gym.physics.gyro` (ω̃ = ω + β + η_v, β̇ = η_u),
-ω̂ = ω̃ − β̂ and the error obeys δϑ̇ = −[ω̂×] δϑ − Δβ − η_v, Δβ̇ = η_u.
+δϑ a rotation vector in the body frame (δq = exp(δϑ/2)), with covariance P (6 × 6, δϑ
+first; the per-body functions take n × n, n ≥ 6, the states after the sixth a sensor's
+constant bias that the caller keeps, such as a magnetometer's). With the gyro of
+:mod:`~rigidrot_gym.physics.gyro` (ω̃ = ω + β + η_v, β̇ = η_u), ω̂ = ω̃ − β̂ and the
+error obeys δϑ̇ = −[ω̂×] δϑ − Δβ − η_v, Δβ̇ = η_u.
 
 Prediction over a sample period Δt, ω̂ held (:func:`predict`; Markley & Crassidis
 eqs. 6.60, 6.83, 6.93): q̂⁺ = q̂ ⊗ exp(½ ω̂ Δt) (exact for a rate-integrating gyro's mean
@@ -26,10 +28,14 @@ covariance R (:func:`correct`; Markley & Crassidis eqs. 6.25–6.30): K = P Hᵀ
 and positive), then the reset q̂ ← q̂ ⊗ exp(½ δϑ̂), β̂ ← β̂ + Δβ̂. Two measurements:
 
 * an attitude q̃ = q ⊗ δq(v) (a star tracker, :mod:`~rigidrot_gym.physics.star_tracker`):
-  z = 2 vec(q̂* ⊗ q̃) (scalar part made positive), H_a = I;
+  z = the rotation vector of q̂* ⊗ q̃ (the shorter way), H_a = I, exact at any angle, so
+  that a first fix acquires the attitude from any initial error (the small-angle
+  2 vec(q̂* ⊗ q̃) of Markley & Crassidis eq. 6.53 leaves |δϑ| − 2 sin(|δϑ|/2): 1,229″
+  at 30°);
 * a vector known in the world frame, r, measured in the body frame, b̃ = R(q)ᵀ r + v (a
   magnetometer's field, a Sun sensor's direction): b̂ = R(q̂)ᵀ r, z = b̃ − b̂,
-  H_a = [b̂×] (from R(q)ᵀ r = (I − [δϑ×]) b̂ to first order), R = σ² I.
+  H_a = [b̂×] (from R(q)ᵀ r = (I − [δϑ×]) b̂ to first order), R = σ² I; valid while
+  the second-order term ½ |δϑ|² |b| is below the noise (:func:`linear_enough`).
 
 The per-body functions work on one body's covariance, an array updated in place, and are
 compiled into the env's control period; the batched front doors (:func:`propagate`,
@@ -49,7 +55,7 @@ from rigidrot_gym.physics import validation
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.gyro import GyroModel
 from rigidrot_gym.physics.jit import jitable, kernel
-from rigidrot_gym.physics.quaternion import qconj, qexp, qmul, qnormalize, qrotate_inv, sinc
+from rigidrot_gym.physics.quaternion import qconj, qexp, qlog, qmul, qnormalize, qrotate_inv, sinc
 
 # Size of the filter's state: the attitude error δϑ (rows 0-2), then the bias error Δβ (3-5).
 STATES = 6
@@ -63,7 +69,7 @@ _SERIES = 1e-2
 @jitable
 def transition(rate, dt, phi):
     """Φ of the error over ``dt`` at the bias-corrected rate ``rate`` (3-tuple, rad/s)
-    into ``phi`` (6 × 6)."""
+    into ``phi`` (n × n, n ≥ 6: states after the sixth are constants, Φ = I there)."""
     theta = vec.norm(rate) * dt
     s = dt * sinc(theta)  # sin θ/|ω̂|
     half = 0.5 * dt * sinc(0.5 * theta)
@@ -74,8 +80,9 @@ def transition(rate, dt, phi):
         d = dt**3 * (theta - np.sin(theta)) / theta**3  # (θ − sin θ)/|ω̂|³
     x, y, z = rate
     cross = ((0.0, -z, y), (z, 0.0, -x), (-y, x, 0.0))
-    for i in range(STATES):
-        for j in range(STATES):
+    n = phi.shape[0]
+    for i in range(n):
+        for j in range(n):
             phi[i, j] = 1.0 if i == j else 0.0
     for i in range(3):
         for j in range(3):
@@ -91,27 +98,29 @@ def predict(q, bias, p, reading, dt, arw, rrw, phi, scratch):
     """One body's estimate q̂ (``q``, 4-tuple) with bias β̂ (``bias``, 3-tuple, rad/s)
     carried over a gyro sample period ``dt`` by the gyro's mean rate over it, ``reading``
     (3-tuple, rad/s), whose σ_v and σ_u are ``arw`` (rad/√s) and ``rrw`` (rad/s^{3/2}):
-    returns q̂⁺ (4-tuple); P (``p``, 6 × 6) is updated in place, with ``phi`` and
-    ``scratch`` (6 × 6) its work."""
+    returns q̂⁺ (4-tuple); P (``p``, n × n) is updated in place, with ``phi`` and
+    ``scratch`` (n × n) its work. States after the sixth (a sensor's constant bias) have
+    Φ = I and no process noise."""
+    n = p.shape[0]
     rate = vec.sub(reading, bias)
     transition(rate, dt, phi)
-    for i in range(STATES):
-        for j in range(STATES):
+    for i in range(n):
+        for j in range(n):
             total = 0.0
-            for k in range(STATES):
+            for k in range(n):
                 total += phi[i, k] * p[k, j]
             scratch[i, j] = total
     angle = arw * arw * dt + rrw * rrw * dt**3 / 3.0
     cross = -0.5 * rrw * rrw * dt * dt
     drift = rrw * rrw * dt
-    for i in range(STATES):
-        for j in range(i, STATES):
+    for i in range(n):
+        for j in range(i, n):
             total = 0.0
-            for k in range(STATES):
+            for k in range(n):
                 total += scratch[i, k] * phi[j, k]
-            if i == j:
+            if i == j and i < STATES:
                 total += angle if i < 3 else drift
-            elif j == i + 3:
+            elif j == i + 3 and i < 3:
                 total += cross
             p[i, j] = total
             p[j, i] = total
@@ -119,23 +128,27 @@ def predict(q, bias, p, reading, dt, arw, rrw, phi, scratch):
 
 
 @jitable
-def correct(q, bias, p, z, h, r, work):
+def correct(q, bias, p, z, h, r, work, dx):
     """One body's estimate corrected by the measurement residual ``z`` (3-tuple) of
-    sensitivity ``h`` (3 × 3, to δϑ; none to the bias) and noise covariance ``r`` (3 × 3):
-    returns (q̂, β̂); P (``p``) is updated in place, ``work`` (3, 6, 6) is its scratch (the
-    caller's: an allocation per call would cost more than the arithmetic)."""
-    gain, s, scratch, a_mat = work[0, :, :3], work[0, :3, 3:], work[1], work[2]
-    # P Hᵀ into scratch, then S = H P Hᵀ + R, inverted by its cofactors.
-    for i in range(STATES):
+    sensitivity ``h`` (3 × n, to every state) and noise covariance ``r`` (3 × 3): returns
+    (q̂, β̂) and writes the whole correction Δx̂ = K z into ``dx`` (n,), whose entries after
+    the sixth the caller adds to its own states; P (``p``, n × n) is updated in place,
+    ``work`` (3, n, n) is its scratch (the caller's: an allocation per call would cost
+    more than the arithmetic)."""
+    n = p.shape[0]
+    gain, scratch, a_mat = work[0], work[1], work[2]
+    # P Hᵀ into scratch's first three columns, then S = H P Hᵀ + R, inverted by its cofactors.
+    for i in range(n):
         for j in range(3):
             total = 0.0
-            for k in range(3):
+            for k in range(n):
                 total += p[i, k] * h[j, k]
             scratch[i, j] = total
+    s = work[0, :3, 3:6]
     for i in range(3):
         for j in range(3):
             total = r[i, j]
-            for k in range(3):
+            for k in range(n):
                 total += h[i, k] * scratch[k, j]
             s[i, j] = total
     a, b, c = s[0, 0], s[0, 1], s[0, 2]
@@ -147,39 +160,33 @@ def correct(q, bias, p, z, h, r, work):
         ((f * g - d * m) / det, (a * m - c * g) / det, (c * d - a * f) / det),
         ((d * k_ - e * g) / det, (b * g - a * k_) / det, (a * e - b * d) / det),
     )
-    for i in range(STATES):
+    for i in range(n):
         for j in range(3):
             gain[i, j] = (
                 scratch[i, 0] * inverse[0][j] + scratch[i, 1] * inverse[1][j] + scratch[i, 2] * inverse[2][j]
             )
-    dx = (
-        gain[0, 0] * z[0] + gain[0, 1] * z[1] + gain[0, 2] * z[2],
-        gain[1, 0] * z[0] + gain[1, 1] * z[1] + gain[1, 2] * z[2],
-        gain[2, 0] * z[0] + gain[2, 1] * z[1] + gain[2, 2] * z[2],
-        gain[3, 0] * z[0] + gain[3, 1] * z[1] + gain[3, 2] * z[2],
-        gain[4, 0] * z[0] + gain[4, 1] * z[1] + gain[4, 2] * z[2],
-        gain[5, 0] * z[0] + gain[5, 1] * z[1] + gain[5, 2] * z[2],
-    )
-    # Joseph's form: A = I − K H (H's bias columns zero), P ← A P Aᵀ + K R Kᵀ.
-    for i in range(STATES):
-        for j in range(STATES):
+    for i in range(n):
+        dx[i] = gain[i, 0] * z[0] + gain[i, 1] * z[1] + gain[i, 2] * z[2]
+    # Joseph's form: A = I − K H, P ← A P Aᵀ + K R Kᵀ.
+    for i in range(n):
+        for j in range(n):
             a_mat[i, j] = (1.0 if i == j else 0.0) - (
-                gain[i, 0] * h[0, j] + gain[i, 1] * h[1, j] + gain[i, 2] * h[2, j] if j < 3 else 0.0
+                gain[i, 0] * h[0, j] + gain[i, 1] * h[1, j] + gain[i, 2] * h[2, j]
             )
-    for i in range(STATES):
-        for j in range(STATES):
+    for i in range(n):
+        for j in range(n):
             total = 0.0
-            for k in range(STATES):
+            for k in range(n):
                 total += a_mat[i, k] * p[k, j]
             scratch[i, j] = total
-    for i in range(STATES):
-        for j in range(i, STATES):
+    for i in range(n):
+        for j in range(i, n):
             total = 0.0
-            for k in range(STATES):
+            for k in range(n):
                 total += scratch[i, k] * a_mat[j, k]
             for k in range(3):
-                for n in range(3):
-                    total += gain[i, k] * r[k, n] * gain[j, n]
+                for m_ in range(3):
+                    total += gain[i, k] * r[k, m_] * gain[j, m_]
             p[i, j] = total
             p[j, i] = total
     q = qnormalize(qmul(q, qexp((0.5 * dx[0], 0.5 * dx[1], 0.5 * dx[2]))))
@@ -187,23 +194,45 @@ def correct(q, bias, p, z, h, r, work):
 
 
 @jitable
+def rotation_vector(q, other):
+    """The rotation vector φ (3-tuple, |φ| ≤ π) of q* ⊗ ``other`` (4-tuples): the turn in
+    q's frame from q to ``other``, the shorter way round, exact at any angle (qlog)."""
+    e = qmul(qconj(q), other)
+    half = qlog(e if e[0] >= 0.0 else (-e[0], -e[1], -e[2], -e[3]))
+    return (2.0 * half[0], 2.0 * half[1], 2.0 * half[2])
+
+
+@jitable
 def attitude_residual(q, measured):
-    """z = 2 vec(q̂* ⊗ q̃) of a measured attitude (4-tuples), the rotation from the estimate
-    to the measurement in the body frame (the shorter way round)."""
-    e = qmul(qconj(q), measured)
-    sign = 2.0 if e[0] >= 0.0 else -2.0
-    return (sign * e[1], sign * e[2], sign * e[3])
+    """z = φ(q̂* ⊗ q̃) of a measured attitude (4-tuples): the rotation vector from the
+    estimate to the measurement in the body frame (:func:`rotation_vector`). With
+    q̃ = q̂ ⊗ δq(δϑ) ⊗ δq(v) it is δϑ + v to first order in v at any δϑ, so that H_a = I
+    holds for large errors too; the small-angle form 2 vec(q̂* ⊗ q̃) would leave
+    |δϑ| − 2 sin(|δϑ|/2) uncorrected (46″ at 10°, 1,229″ at 30°)."""
+    return rotation_vector(q, measured)
 
 
 @jitable
 def vector_residual(q, measured, reference, h):
     """z = b̃ − R(q̂)ᵀ r of a vector ``reference`` (world frame) measured as ``measured``
-    (body frame), both 3-tuples; its sensitivity [b̂×] into ``h`` (3 × 3)."""
+    (body frame), both 3-tuples; its sensitivity to δϑ, [b̂×], into ``h[:, :3]`` (h is
+    3 × n; the caller sets the other columns)."""
     x, y, z = qrotate_inv(q, reference)
     h[0, 0], h[0, 1], h[0, 2] = 0.0, -z, y
     h[1, 0], h[1, 1], h[1, 2] = z, 0.0, -x
     h[2, 0], h[2, 1], h[2, 2] = -y, x, 0.0
     return (measured[0] - x, measured[1] - y, measured[2] - z)
+
+
+@jitable
+def linear_enough(p, size, std):
+    """Whether a vector measurement of magnitude ``size`` and per-axis noise ``std`` (same
+    unit) may correct the estimate of covariance ``p``: its residual's second-order term
+    in δϑ, ½ |δϑ|² |b| (R(q)ᵀ r = (I − [δϑ×] + ½ [δϑ×]²) b̂ + O(|δϑ|³)), stays below the
+    noise at |δϑ| = 3 √tr P_θθ. Until then (a large initial error, before a first star-
+    tracker fix) the linearised update would pull the estimate off, not towards, the truth."""
+    spread = p[0, 0] + p[1, 1] + p[2, 2]
+    return 4.5 * spread * size <= std
 
 
 # ------------------------------------------------------------------- batched front doors
@@ -282,8 +311,8 @@ def _predict_all(q, beta, p, readings, dt, arw, rrw):
 
 def _correct_all(q, beta, p, measured, reference, variance, covariance):
     """An attitude update where ``reference`` is empty, else a vector update."""
-    h, r = np.empty((3, 3)), np.empty((3, 3))
-    work = np.empty((3, STATES, STATES))
+    h, r = np.zeros((3, STATES)), np.empty((3, 3))  # H's bias columns stay zero
+    work, dx = np.empty((3, STATES, STATES)), np.empty(STATES)
     attitude = reference.shape[0] == 0
     for i in range(q.shape[0]):
         qi = (q[i, 0], q[i, 1], q[i, 2], q[i, 3])
@@ -303,7 +332,7 @@ def _correct_all(q, beta, p, measured, reference, variance, covariance):
             for j in range(3):
                 for k in range(3):
                     r[j, k] = variance if j == k else 0.0
-        qi, bi = correct(qi, (beta[i, 0], beta[i, 1], beta[i, 2]), p[i], z, h, r, work)
+        qi, bi = correct(qi, (beta[i, 0], beta[i, 1], beta[i, 2]), p[i], z, h, r, work, dx)
         q[i, 0], q[i, 1], q[i, 2], q[i, 3] = qi
         beta[i, 0], beta[i, 1], beta[i, 2] = bi
 
@@ -390,12 +419,22 @@ def correct_vector(estimate: Estimate, measured, reference, std: float) -> Estim
 
 
 def errors(estimate: Estimate, attitude, bias) -> np.ndarray:
-    """(..., 6) the estimate's errors against the truth: δϑ = 2 vec(q̂* ⊗ q) (rad, the
-    shorter way) and Δβ = β − β̂ (rad/s), the filter's state."""
+    """(..., 6) the estimate's errors against the truth, the filter's state: δϑ, the
+    rotation vector of q̂* ⊗ q (rad, the shorter way; exact at any angle, as the filter's
+    attitude residual), and Δβ = β − β̂ (rad/s)."""
     q = validation.unit_quaternions(attitude, "attitude")
     beta = validation.vectors(bias, "bias", 3)
     e = qmul(qconj(tuple(np.moveaxis(estimate.attitude, -1, 0))), tuple(np.moveaxis(q, -1, 0)))
-    sign = np.where(e[0] >= 0.0, 2.0, -2.0)
-    return np.concatenate(
-        [np.stack([sign * e[1], sign * e[2], sign * e[3]], axis=-1), beta - estimate.bias], axis=-1
-    )
+    sign = np.where(e[0] >= 0.0, 1.0, -1.0)
+    turn = qlog(tuple(sign * c for c in e))
+    return np.concatenate([2.0 * np.stack(turn, axis=-1), beta - estimate.bias], axis=-1)
+
+
+def nees(estimate: Estimate, attitude, bias) -> np.ndarray:
+    """(...) the normalised estimation error squared εᵀ P⁻¹ ε of each body (ε =
+    :func:`errors`): χ² with 6 degrees of freedom where the filter is consistent, so that
+    the mean over N bodies lies within χ²₆ₙ's quantiles over N (Bar-Shalom, Li &
+    Kirubarajan, *Estimation with Applications to Tracking and Navigation*, 2001, §5.4.2)."""
+    e = errors(estimate, attitude, bias)
+    p = validation.finite_floats(estimate.covariance, "estimate.covariance")
+    return np.einsum("...i,...i->...", e, np.linalg.solve(p, e[..., None])[..., 0])

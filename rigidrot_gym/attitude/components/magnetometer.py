@@ -6,8 +6,10 @@ in the body frame at the end of each period.
 With ``navigation.observe`` "sensors" or "estimate" the observation's field columns show
 its reading instead of the true field; with "estimate" the MEKF corrects its attitude with
 it (:func:`~rigidrot_gym.physics.mekf.vector_residual`: the reading against the field's
-model at the body's position, whose error the filter takes as white, of variance
-σ² + q²/12 + σ_b²). The noise comes from the body's navigation stream.
+model at the body's position plus the estimated bias, whose error the filter takes as
+white, of variance σ² + q²/12); where the bias has a std σ_b > 0 the filter estimates it,
+three states of prior σ_b (:mod:`~rigidrot_gym.attitude.components.navigation`), as the
+constant it is. The noise comes from the body's navigation stream.
 """
 
 from __future__ import annotations
@@ -60,9 +62,10 @@ def constants(table: MagnetometerTable) -> np.ndarray:
 
 @jitable
 def variance(equipment):
-    """The variance the estimator takes for each axis of a reading's error, T²."""
+    """The variance the estimator takes for each axis of a reading's white error, T²: the
+    noise's and the rounding's (uniform over a quantum q: q²/12); the bias is a state."""
     m = equipment.magnetometer_model
-    return m[NOISE] ** 2 + m[QUANTUM] ** 2 / 12.0 + m[BIAS_STD] ** 2
+    return m[NOISE] ** 2 + m[QUANTUM] ** 2 / 12.0
 
 
 @jitable

@@ -14,31 +14,50 @@ target and the body rates):
 
 The estimate starts each episode at the true attitude turned by a random rotation of
 per-axis std ``initial_attitude_deg`` (the navigation stream's step-0 normals), with zero
-bias, P₀ = diag(σ_θ0² I, σ_β0² I) (σ_β0 the gyro's ``initial_bias_deg_per_hour``), and is
-corrected at once by a star tracker that sees the stars. Each period it is propagated with
-the gyro's reading (its σ_v and σ_u are the gyro model's, which the filter knows exactly)
-and corrected with the star tracker's measurement when there is one, then with a
-magnetometer's reading and the coarse Sun sensors' direction, where the scenario has them.
+biases, P₀ = diag(σ_θ0² I, σ_β0² I[, σ_m0² I]) (σ_β0 the gyro's
+``initial_bias_deg_per_hour``; σ_m0 the magnetometer's ``bias``, whose three states the
+filter has only where it is positive: :func:`states`), and is corrected at once by a star
+tracker that sees the stars; its residual is exact at any angle, so that this first fix
+acquires the attitude whatever the initial error. Each period it is propagated with the
+gyro's reading (its σ_v and σ_u are the gyro model's, which the filter knows exactly) and
+corrected with the star tracker's measurement when there is one, then with a
+magnetometer's reading and the coarse Sun sensors' direction, where the scenario has them,
+each once the attitude is known well enough for its linearisation
+(:func:`~rigidrot_gym.physics.mekf.linear_enough`: before a first fix from a large initial
+error, the filter only propagates). The batch's ``info`` shows the estimate, its
+covariance and the true biases (:meth:`~rigidrot_gym.attitude.batch.AttitudeBatch.extras`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude.components.gyro import ARW, RRW
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
 from rigidrot_gym.attitude.variates import START_ERROR_NORMALS
 from rigidrot_gym.physics import mekf
+from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qexp, qmul, qrotate_inv
 
 OBSERVED = ("truth", "sensors", "estimate")
-# Entries of Equipment.estimator_model: σ_θ0 (rad), σ_β0 (rad/s), then the star tracker's
-# error covariance R (3 × 3, row by row, rad²).
-INITIAL_ATTITUDE, INITIAL_BIAS, TRACKER_COVARIANCE = 0, 1, slice(2, 11)
-MODEL = 11
-# Columns of Equipment.estimate: q̂ (body to world), β̂ (rad/s).
-Q, BIAS = slice(0, 4), slice(4, 7)
-STATE = 7
+# Entries of Equipment.estimator_model: σ_θ0 (rad), σ_β0 (rad/s), the star tracker's error
+# covariance R (3 × 3, row by row, rad²), then the magnetometer bias's σ_m0 (T).
+INITIAL_ATTITUDE, INITIAL_BIAS, TRACKER_COVARIANCE, INITIAL_FIELD_BIAS = 0, 1, slice(2, 11), 11
+MODEL = 12
+# Columns of Equipment.estimate: q̂ (body to world), β̂ (rad/s), the magnetometer's bias m̂ (T).
+Q, BIAS, FIELD_BIAS = slice(0, 4), slice(4, 7), slice(7, 10)
+STATE = 10
+# The filter's states: δϑ and Δβ (mekf.STATES), then, where the magnetometer has a bias,
+# its error Δm (T), a constant the filter estimates (it is drawn once per episode: taken
+# as white noise instead, it made the filter overconfident, a NEES of 65 for 6).
+MOST_STATES = mekf.STATES + 3
+
+
+def states(field_bias: float) -> int:
+    """How many states the filter has with a magnetometer whose bias's per-axis std is
+    ``field_bias`` (0 without a magnetometer or a bias)."""
+    return MOST_STATES if field_bias > 0.0 else mekf.STATES
 
 
 class NavigationTable(Table, key="navigation"):
@@ -62,13 +81,16 @@ class NavigationTable(Table, key="navigation"):
     )
 
 
-def constants(table: NavigationTable, initial_bias: float, tracker_covariance: np.ndarray) -> np.ndarray:
-    """Equipment.estimator_model, from the gyro's initial bias std (rad/s) and the star
-    tracker's error covariance (3 × 3, rad²)."""
+def constants(
+    table: NavigationTable, initial_bias: float, tracker_covariance: np.ndarray, field_bias: float
+) -> np.ndarray:
+    """Equipment.estimator_model, from the gyro's initial bias std (rad/s), the star
+    tracker's error covariance (3 × 3, rad²) and the magnetometer bias's std (T; 0 for none)."""
     out = np.zeros(MODEL)
     out[INITIAL_ATTITUDE] = np.radians(table.initial_attitude_deg)
     out[INITIAL_BIAS] = initial_bias
     out[TRACKER_COVARIANCE] = np.asarray(tracker_covariance).reshape(-1)
+    out[INITIAL_FIELD_BIAS] = field_bias
     return out
 
 
@@ -84,15 +106,17 @@ def initial_attitude(equipment, q, normals, i):
 @jitable
 def start(equipment, guess, i):
     """Body i's estimate at its episode's start: q̂ = ``guess`` (:func:`initial_attitude`),
-    β̂ = 0, P₀."""
+    β̂ = 0, m̂ = 0, P₀ = diag(σ_θ0² I, σ_β0² I, σ_m0² I)."""
     m, e, p = equipment.estimator_model, equipment.estimate, equipment.covariance
-    sigma, drift = m[INITIAL_ATTITUDE], m[INITIAL_BIAS]
+    sigmas = (m[INITIAL_ATTITUDE], m[INITIAL_BIAS], m[INITIAL_FIELD_BIAS])
     e[i, 0], e[i, 1], e[i, 2], e[i, 3] = guess
-    e[i, 4], e[i, 5], e[i, 6] = 0.0, 0.0, 0.0
-    for j in range(mekf.STATES):
-        for k in range(mekf.STATES):
+    for j in range(4, STATE):
+        e[i, j] = 0.0
+    n = p.shape[1]
+    for j in range(n):
+        for k in range(n):
             p[i, j, k] = 0.0
-        p[i, j, j] = sigma * sigma if j < 3 else drift * drift
+        p[i, j, j] = sigmas[j // 3] ** 2
 
 
 @jitable
@@ -112,45 +136,64 @@ def _store(equipment, q, bias, i):
 @jitable
 def predict(equipment, reading, dt, work, i):
     """Body i's estimate carried over the period by the gyro's ``reading`` (3-tuple);
-    ``work`` (3, 6, 6) is scratch."""
+    ``work`` (≥ 2, n, n) is scratch."""
     q, bias = estimate(equipment, i)
-    g = equipment.gyro_model
-    q = mekf.predict(q, bias, equipment.covariance[i], reading, dt, g[0], g[1], work[0], work[1])
+    g, n = equipment.gyro_model, equipment.covariance.shape[1]
+    q = mekf.predict(
+        q, bias, equipment.covariance[i], reading, dt, g[ARW], g[RRW], work[0, :n, :n], work[1, :n, :n]
+    )
     _store(equipment, q, bias, i)
 
 
 @jitable
 def attitude_measurement(equipment, measured, z, h, r, i):
     """A star tracker's ``measured`` attitude (4-tuple) as body i's estimate sees it now:
-    the residual ``z`` (3,), its sensitivity ``h`` = I and covariance ``r`` (3 × 3)."""
+    the residual ``z`` (3,), its sensitivity ``h`` (3 × n) = [I 0] and covariance ``r``
+    (3 × 3)."""
     q, _ = estimate(equipment, i)
     m = equipment.estimator_model
     z[0], z[1], z[2] = mekf.attitude_residual(q, measured)
     for j in range(3):
-        for k in range(3):
+        for k in range(h.shape[1]):
             h[j, k] = 1.0 if j == k else 0.0
-            r[j, k] = m[2 + 3 * j + k]
+        for k in range(3):
+            r[j, k] = m[TRACKER_COVARIANCE.start + 3 * j + k]
 
 
 @jitable
-def vector_measurement(equipment, measured, reference, variance, z, h, r, i):
+def vector_measurement(equipment, measured, reference, variance, field_bias, z, h, r, i):
     """A vector ``measured`` in the body frame whose value in the world frame is
     ``reference`` (3-tuples), each axis's error of ``variance``, as body i's estimate sees it
-    now: the residual ``z`` (3,), its sensitivity ``h`` and covariance ``r`` (3 × 3)."""
+    now: the residual ``z`` (3,), its sensitivity ``h`` (3 × n) and covariance ``r`` (3 × 3).
+    With ``field_bias`` (the magnetometer, where the filter estimates its bias m) the
+    prediction is R(q̂)ᵀ r + m̂ and H = [[b̂×] 0 I], else H = [[b̂×] 0]. Returns whether the
+    update is linear enough to apply (:func:`~rigidrot_gym.physics.mekf.linear_enough`)."""
     q, _ = estimate(equipment, i)
+    n = h.shape[1]
     z[0], z[1], z[2] = mekf.vector_residual(q, measured, reference, h)
     for j in range(3):
+        for k in range(3, n):
+            h[j, k] = 0.0
         for k in range(3):
             r[j, k] = variance if j == k else 0.0
+    if field_bias and n > mekf.STATES:
+        e = equipment.estimate
+        for j in range(3):
+            z[j] -= e[i, FIELD_BIAS.start + j]
+            h[j, mekf.STATES + j] = 1.0
+    return mekf.linear_enough(equipment.covariance[i], vec.norm(reference), np.sqrt(variance))
 
 
 @jitable
-def correct(equipment, z, h, r, work, i):
+def correct(equipment, z, h, r, work, dx, i):
     """Body i's estimate corrected by one measurement (:func:`attitude_measurement`,
-    :func:`vector_measurement`); ``work`` (3, 6, 6) is scratch."""
+    :func:`vector_measurement`); ``work`` (3, n, n) and ``dx`` (n,) are scratch."""
     q, bias = estimate(equipment, i)
-    q, bias = mekf.correct(q, bias, equipment.covariance[i], (z[0], z[1], z[2]), h, r, work)
+    q, bias = mekf.correct(q, bias, equipment.covariance[i], (z[0], z[1], z[2]), h, r, work, dx)
     _store(equipment, q, bias, i)
+    e = equipment.estimate
+    for j in range(mekf.STATES, dx.shape[0]):
+        e[i, FIELD_BIAS.start + j - mekf.STATES] += dx[j]
 
 
 @jitable
