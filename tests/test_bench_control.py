@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import itertools
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -105,20 +108,105 @@ def test_cli_writes_the_table(tmp_path, capsys):
         for line in text.splitlines()
         if line.startswith("| quaternion_feedback") or line.startswith("| lqr")
     ]
-    assert len(rows) == 8  # two policies × (rk4 at ×1, semi_implicit) × the two default scenarios
-    assert sum("WheelReorient-v0" in row for row in rows) == 4
+    assert len(rows) == 4  # two policies × semi_implicit at ×1 × the two default scenarios
+    assert sum("WheelReorient-v0" in row for row in rows) == 2
     for name in ("control.md", "control.csv", "control.png"):
         assert (tmp_path / name).stat().st_size > 0
+
+
+def _cases(tmp_path) -> set[tuple[str, str, str, float]]:
+    """(policy, scenario, integrator, inertia scale) of each row of the CSV written."""
+    with open(tmp_path / "control.csv", newline="") as f:
+        return {
+            (r["policy"], r["scenario"], r["integrator"], float(r["inertia_scale"]))
+            for r in csv.DictReader(f)
+        }
+
+
+def test_the_cli_runs_exactly_the_cases_asked(tmp_path, capsys):
+    """The issue's command: nielsen_krenk at ×1.2, not rk4 at ×1.2 and nielsen_krenk at ×1."""
+    argv = ["bench", "control", "--policies", "pd", "--scenarios", "RigidRot/Reorient-v0", "--seeds", "1"]
+    argv += [
+        "--integrators",
+        "nielsen_krenk",
+        "--inertia-scales",
+        "1.2",
+        "--out",
+        str(tmp_path),
+        "--no-progress",
+    ]
+    assert main(argv) == 0
+    assert _cases(tmp_path) == {("pd", "RigidRot/Reorient-v0", "nielsen_krenk", 1.2)}
+
+
+@pytest.mark.parametrize(
+    ("integrators", "scales"),
+    [
+        (["nielsen_krenk"], [1.2]),
+        (["semi_implicit", "rk4"], [0.8, 1.0]),
+        (control.DEFAULT_INTEGRATORS, control.INERTIA_SCALES),
+    ],
+)
+def test_a_plan_is_every_integrator_at_every_scale(integrators, scales):
+    makers = {"pd": CONTROLLERS["pd"]}
+    tasks = control.plan(makers, ["RigidRot/Reorient-v0"], integrators, [0, 1, 2], scales, block_size=2)
+    asked = set(itertools.product(integrators, scales))
+    assert {(t.integrator, t.inertia_scale) for t in tasks} == asked
+    assert len(tasks) == 2 * len(asked)  # each case's seeds 0, 1 | 2 in two blocks
+    # one trace: the scenario's own integrator (rk4) at ×1 where asked, else the first case
+    (traced,) = [t for t in tasks if t.trace]
+    nominal = ("rk4", 1.0) if ("rk4", 1.0) in asked else (integrators[0], scales[0])
+    assert (traced.integrator, traced.inertia_scale, traced.seeds) == (*nominal, (0, 1))
+
+
+def test_a_policy_that_fits_no_scenario_asked_is_an_error_and_writes_nothing(tmp_path, capsys):
+    argv = ["bench", "control", "--policies", "rate_damping", "--scenarios", "RigidRot/MagDetumble-v0"]
+    argv += ["--out", str(tmp_path / "out")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "rigidrot: error: no policy applies to any scenario asked: rate_damping cannot command the "
+        "actuators of RigidRot/MagDetumble-v0; the controllers that can: bdot\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_policies_that_do_not_fit_a_scenario_are_left_out_and_named(tmp_path, capsys):
+    argv = ["bench", "control", "--policies", "pd", "bdot", "--scenarios", "RigidRot/Reorient-v0"]
+    argv += ["--integrators", "rk4", "--inertia-scales", "1", "--seeds", "1", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert _cases(tmp_path) == {("pd", "RigidRot/Reorient-v0", "rk4", 1.0)}
+    fit = ", ".join(name for name in CONTROLLERS if name != "bdot")  # Reorient-v0 has torquers only
+    why = f"bdot cannot command the actuators of RigidRot/Reorient-v0; the controllers that can: {fit}"
+    assert f"left out: {why}\n" in out
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"seeds": []}, "seeds: expected at least one, got none"),
+        ({"seeds": [0, 0]}, r"seeds must be distinct, got \(0, 0\)"),
+        ({"seeds": [1.5]}, r"seeds must be an integer in \[0, 2\*\*53\], got 1.5"),
+        ({"seeds": [-1]}, r"seeds must be an integer in \[0, 2\*\*53\], got -1"),
+        ({"integrators": []}, "integrators: expected at least one, got none"),
+        ({"integrators": ["rk4", "rk4"]}, r"integrators must be distinct, got \('rk4', 'rk4'\)"),
+        ({"integrators": ["nope"]}, "override integrator: expected a registered integrator .* got 'nope'"),
+        ({"scales": [1.0, 1.0]}, r"scales must be distinct, got \(1.0, 1.0\)"),
+    ],
+)
+def test_a_plan_refuses_bad_input_by_name(kwargs, match):
+    args = {"integrators": ["rk4"], "seeds": [0], "scales": [1.0]} | kwargs
+    with pytest.raises(ValueError, match=match):
+        control.plan({"pd": CONTROLLERS["pd"]}, ["RigidRot/Reorient-v0"], **args)
 
 
 def test_an_agent_runs_only_on_the_scenario_it_was_trained_on():
     agent = Agent(model=None, config={"env": "RigidRot/Reorient-v0"})
     assert agent.for_scenario(find("RigidRot/Reorient-v0")) is agent
     assert agent.for_scenario(find("RigidRot/WheelReorient-v0")) is None  # other spaces
-    summaries, _ = control.benchmark(
-        {"agent": agent.for_scenario}, ["RigidRot/WheelReorient-v0"], [], [0], [1.0]
-    )
-    assert summaries == []
+    with pytest.raises(ValueError, match="agent on RigidRot/WheelReorient-v0: a trained agent runs only on"):
+        control.benchmark({"agent": agent.for_scenario}, ["RigidRot/WheelReorient-v0"], ["rk4"], [0], [1.0])
 
 
 @pytest.mark.parametrize("policies", [7, 13], ids=["as-committed", "more-than-ten"])

@@ -378,6 +378,28 @@ def test_train_and_evaluate_refuse_bad_input_in_one_line_before_any_work(tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("option", "match"),
+    [
+        (["--seeds", "0"], r"--seeds 0: expected the number of episodes per case, a whole number >= 1"),
+        (["--seeds", "-2"], r"--seeds -2: expected the number of episodes per case, a whole number >= 1"),
+        (
+            ["--block-size", "0"],
+            r"--block-size 0: expected the number of seeds per task, a whole number >= 1",
+        ),
+        (["--inertia-scales", "1", "-0.5"], r"--inertia-scales 1 -0.5: expected positive numbers .*"),
+        (["--inertia-scales", "nan"], r"--inertia-scales nan: expected positive numbers .*"),
+    ],
+)
+def test_the_control_benchmark_refuses_bad_counts_and_scales_by_option(tmp_path, capsys, option, match):
+    start = time.perf_counter()
+    assert main(["bench", "control", *option, "--out", str(tmp_path / "out")]) == 2
+    assert time.perf_counter() - start < 5.0  # refused before an episode
+    err = capsys.readouterr().err
+    assert re.fullmatch(rf"rigidrot: error: {match}\n", err), err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_evaluate_refuses_a_controller_that_cannot_fly_the_agent(capsys):
     run = ROOT / "training/agents/ppo/RigidRot-Reorient-v0_1"
     assert main(["evaluate", str(run), "--episodes", "1", "--compare", "pd", "bdot"]) == 2

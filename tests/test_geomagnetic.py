@@ -135,6 +135,20 @@ def test_decimal_year_counts_calendar_years():
     assert gm.decimal_year(earth.julian_date("2024-07-02T00:00:00")) == pytest.approx(2024.5, abs=1e-9)
 
 
+def test_decimal_year_spans_the_years_1_to_9999_and_refuses_the_rest_by_name():
+    # the ends of what a datetime holds, dated by earth.julian_date
+    assert gm.FIRST_JD == earth.julian_date(dt.datetime.min)
+    assert gm.END_JD == pytest.approx(earth.julian_date(dt.datetime.max), abs=2e-9)  # 1 µs short of it
+    assert gm.decimal_year(gm.FIRST_JD) == 1.0
+    last = gm.decimal_year(np.nextafter(gm.END_JD, 0.0))  # 80 µs before 10000-01-01
+    assert 9999.0 < last < 10000.0 and last == pytest.approx(10000.0, abs=1e-11)
+    for jd in (1e12, -1e12, 0.0, gm.END_JD, np.nextafter(gm.FIRST_JD, 0.0)):
+        with pytest.raises(
+            ValueError, match=r"jd must lie in \[1721425\.5, 5373484\.5\), the years 1 to 9999"
+        ):
+            gm.decimal_year(jd)
+
+
 # --- 3. Basilisk side by side -------------------------------------------------------------
 
 
@@ -352,6 +366,8 @@ BAD = [
     (dict(r=[7000.0, 0.0, 0.0]), "r must lie outside the Earth"),
     (dict(r=[0.0, 0.0, 0.0]), "r must lie outside the Earth"),
     (dict(t=np.inf), "t must be finite"),
+    (dict(t=1e300), r"t must keep epoch \+ t within the years 1 to 9999, got t = 1e\+300 s"),
+    (dict(t=[0.0, -1e12]), r"t must keep epoch \+ t within the years 1 to 9999, got t = -1000000000000\.0 s"),
     (dict(t=[0.0, 1.0, 2.0], r=np.full((2, 3), 7e6)), "batch shapes do not broadcast"),
     (dict(epoch="tomorrow"), "epoch must be an ISO 8601"),
     (dict(epoch="2019-12-31T23:00:00"), "epoch must lie in 2020–2030"),

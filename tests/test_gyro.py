@@ -84,8 +84,26 @@ def test_readings_saturate_at_full_scale():
             ),
             r"bias must have shape \(4, 3\)",
         ),
+        (
+            lambda: readings(np.zeros((2, 3)), 1.0, PRESETS["42"], None),
+            "rng must be a numpy.random.Generator",
+        ),
+        (
+            lambda: readings(np.zeros((2, 3)), 1.0, PRESETS["42"], 7),
+            "rng must be a numpy.random.Generator, got 7",
+        ),
+        (
+            lambda: readings(np.zeros((2, 3)), 1.0, PRESETS["42"], np.random.RandomState(0)),
+            "rng must be a numpy.random.Generator",
+        ),
     ],
 )
 def test_bad_input_is_named(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (0, 4, 3)])
+def test_no_periods_give_empty_readings(shape):
+    measured, ends = readings(np.zeros(shape), 1.0, PRESETS["42"], np.random.default_rng(0))
+    assert measured.shape == ends.shape == shape

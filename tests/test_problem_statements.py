@@ -23,7 +23,7 @@ def test_the_control_table_states_its_seeds_and_scenario(tmp_path):
     env_id = "RigidRot/Reorient-v0"
     scenario = find(env_id).with_overrides(dt=0.25, max_episode_steps=20)
     makers = {"quaternion_feedback": CONTROLLERS["quaternion_feedback"]}
-    tasks = control.plan(makers, [scenario], [], seeds=[3, 4, 5, 9], scales=[1.0])
+    tasks = control.plan(makers, [scenario], ["rk4"], seeds=[3, 4, 5, 9], scales=[1.0])
     # what the episodes measured does not matter here: made up, so that nothing compiles
     episodes = [control.Episode(True, 2.0, 0.5, 0.1, 0.2, 5.0)] * 4
     summaries = [control.summarise("quaternion_feedback", env_id, "rk4", 1.0, episodes)]

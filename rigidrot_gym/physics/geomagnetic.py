@@ -58,6 +58,7 @@ IGRF coefficients of 1925.0 (the 1925 column of the IGRF-13 and IGRF-14 tables),
 
 from __future__ import annotations
 
+import calendar
 import datetime as _dt
 from typing import NamedTuple
 
@@ -99,6 +100,11 @@ IGRF14_SV = (12.6 * NANOTESLA, 10.0 * NANOTESLA, -21.5 * NANOTESLA)  # (g10, g11
 FIRST_YEAR = 2020.0
 LAST_YEAR = 2030.0
 
+# The Julian dates a calendar year is found for: Python's datetime holds the years 1 to
+# 9999, 0001-01-01 00:00 UTC to just before 10000-01-01 00:00 (proleptic Gregorian).
+FIRST_JD = 1721425.5
+END_JD = 5373484.5
+
 
 def igrf_dipole(year: float) -> Dipole:
     """The IGRF dipole at the decimal ``year`` (2020.0 ≤ year ≤ 2030.0), linear in time:
@@ -122,11 +128,23 @@ def igrf_dipole(year: float) -> Dipole:
 
 def decimal_year(jd: float) -> float:
     """The calendar decimal year (2020.0 = 2020-01-01 00:00 UTC) of the Julian date ``jd``,
-    as the IGRF epochs are counted."""
+    as the IGRF epochs are counted.
+
+    Raises:
+        ValueError: if ``jd`` is not a finite number in [:data:`FIRST_JD`, :data:`END_JD`),
+            the years 1 to 9999.
+    """
     jd = validation.scalar(jd, "jd")
+    if not FIRST_JD <= jd < END_JD:
+        raise ValueError(
+            f"jd must lie in [{FIRST_JD}, {END_JD}), the years 1 to 9999 "
+            f"(0001-01-01 00:00 UTC to 10000-01-01), got {jd!r}"
+        )
+    # Below END_JD a float is at least 80 µs before it, so the timedelta's rounding to
+    # whole microseconds stays inside year 9999.
     instant = _dt.datetime(2000, 1, 1, 12) + _dt.timedelta(days=jd - earth.J2000)
     start = _dt.datetime(instant.year, 1, 1)
-    length = _dt.datetime(instant.year + 1, 1, 1) - start
+    length = _dt.timedelta(days=366 if calendar.isleap(instant.year) else 365)  # 10000-01-01 is no datetime
     return instant.year + (instant - start) / length
 
 
@@ -180,12 +198,22 @@ def field_inertial(r, t, epoch: str | _dt.datetime, dipole: Dipole | None = None
     Raises:
         ValueError: naming the argument, for an ``r`` that is not finite, not of shape (..., 3)
             or inside the Earth (|r| below the polar radius: km instead of m?), a ``t`` that
-            is not finite or does not broadcast, an ``epoch`` that is not a UTC instant or
+            is not finite, does not broadcast or takes ``epoch + t`` outside the years 1 to
+            9999 (:func:`decimal_year`'s), an ``epoch`` that is not a UTC instant or
             (with ``dipole=None``) lies outside the IGRF span 2020–2030, a ``dipole`` that is
             not a Dipole of finite coefficients and a positive radius.
     """
     r = validation.vectors(r, "r", 3)
+    t = validation.finite_floats(t, "t")
     jds = earth.julian_dates(t, epoch)
+    outside = (jds < FIRST_JD) | (jds >= END_JD)
+    if np.any(outside):
+        # The sidereal angle's polynomial overflows to NaN near |t| = 1e113 s, and means
+        # nothing long before.
+        raise ValueError(
+            f"t must keep epoch + t within the years 1 to 9999, got t = {float(t[outside].flat[0])!r} s "
+            f"after {epoch!r}"
+        )
     shape = validation.batch_shape(r=r.shape[:-1], t=jds.shape)
     radius = np.linalg.norm(r, axis=-1)
     if np.any(radius < POLAR_RADIUS):

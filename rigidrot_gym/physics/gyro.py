@@ -162,22 +162,24 @@ def readings(
         The readings (T, ..., 3), rad/s, and the bias at every period's end (T, ..., 3).
 
     Raises:
-        ValueError: naming the argument, for non-finite rates or bias, a bad ``dt``, or a
-            bias whose shape is not the rates' (..., 3).
+        ValueError: naming the argument, for non-finite rates or bias, a bad ``dt``, a
+            bias whose shape is not the rates' (..., 3), a ``model`` that is not a
+            :class:`GyroModel` or an ``rng`` that is not a ``numpy.random.Generator``.
     """
     rates = validation.vectors(rates, "rates", 3)
     if rates.ndim < 2:
         raise ValueError(f"rates must have shape (T, ..., 3), got shape {rates.shape}")
     dt = validation.scalar(dt, "dt", positive=True)
     if not isinstance(model, GyroModel):
-        raise ValueError(f"model must be a GyroModel, got {model!r}")
+        raise ValueError(f"model must be a GyroModel, got {validation.show(model)}")
+    rng = validation.generator(rng)
     shape = rates.shape[1:]
     beta = np.zeros(shape) if bias is None else validation.vectors(bias, "bias", 3)
     if beta.shape != shape:
         raise ValueError(f"bias must have shape {shape}, got shape {beta.shape}")
     n_u = rng.standard_normal(rates.shape)
     n_v = rng.standard_normal(rates.shape)
-    flat = (rates.shape[0], -1, 3)
+    flat = (rates.shape[0], int(np.prod(shape[:-1])), 3)  # not -1: with no periods it is undetermined
     out, ends = np.empty(rates.shape), np.empty(rates.shape)
     _record_kernel(
         np.ascontiguousarray(rates.reshape(flat)),

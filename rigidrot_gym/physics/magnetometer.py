@@ -73,8 +73,7 @@ class MagnetometerModel:
 
     def biases(self, rng: np.random.Generator, shape: tuple[int, ...] = ()) -> np.ndarray:
         """Constant biases (``shape`` + (3,)), T: ``bias_std`` times standard normals."""
-        if not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng must be a numpy.random.Generator, got {validation.show(rng)}")
+        rng = validation.generator(rng)
         sizes = (shape,) if isinstance(shape, numbers.Integral) else shape
         if not isinstance(sizes, tuple | list):
             raise ValueError(f"shape must be a tuple of integers ≥ 0, got {validation.show(shape)}")
@@ -132,8 +131,7 @@ def readings(field_body, model: MagnetometerModel, rng: np.random.Generator, bia
     field_body = validation.vectors(field_body, "field_body", 3)
     if not isinstance(model, MagnetometerModel):
         raise ValueError(f"model must be a MagnetometerModel, got {validation.show(model)}")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {validation.show(rng)}")
+    rng = validation.generator(rng)
     shape = field_body.shape
     beta = np.zeros(3) if bias is None else validation.vectors(bias, "bias", 3)
     if not validation.broadcasts_to(beta.shape, shape):

@@ -221,8 +221,7 @@ def measurements(q, model: StarTrackerModel, rng: np.random.Generator) -> np.nda
     """
     q = validation.unit_quaternions(q, "q")
     model = _model(model)
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {validation.show(rng)}")
+    rng = validation.generator(rng)
     xi = rng.standard_normal(q.shape[:-1] + (3,))
     out = measure(_split(q), model.mounting, model.noise_across, model.noise_about, _split(xi))
     return np.stack(np.broadcast_arrays(*out), axis=-1)

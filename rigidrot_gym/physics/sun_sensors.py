@@ -194,8 +194,7 @@ def readings(sun_body, distance, shadow, sensors: CoarseSunSensors, rng: np.rand
         raise ValueError(f"shadow must lie in [0, 1], got {validation.show(shadow.tolist())}")
     if not isinstance(sensors, CoarseSunSensors):
         raise ValueError(f"sensors must be CoarseSunSensors, got {validation.show(sensors)}")
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {validation.show(rng)}")
+    rng = validation.generator(rng)
     shape = validation.batch_shape(sun_body=sun_body.shape[:-1], distance=distance.shape, shadow=shadow.shape)
     sun = tuple(np.broadcast_to(c, shape)[..., None] for c in np.moveaxis(sun_body, -1, 0))
     clean = response(

@@ -159,6 +159,14 @@ def one_of(x, name: str, choices: tuple[str, ...]) -> str:
     return x
 
 
+def generator(rng, name: str = "rng") -> np.random.Generator:
+    """``rng`` as it is, if a ``numpy.random.Generator`` (not None, a seed or a legacy
+    ``RandomState``: the draws a function documents are the Generator's)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"{name} must be a numpy.random.Generator, got {show(rng)}")
+    return rng
+
+
 def batch_shape(**shapes: tuple[int, ...]) -> tuple[int, ...]:
     """The common batch shape of the named arguments' leading shapes, e.g.
     ``batch_shape(q0=(2,), omega0=(3,))``; the error names every argument and shape."""

@@ -110,16 +110,29 @@ def _bench_spacecraft(args: argparse.Namespace) -> None:
 
 
 def _bench_control(args: argparse.Namespace) -> None:
+    from rigidrot_gym.attitude.scenario import find
     from rigidrot_gym.control import CONTROLLERS
     from rigidrot_gym.tools.bench import campaign, control, policies
 
+    # --seeds is a count (the seeds are 0 ... N-1), unlike plan's seeds: checked here, by its name.
+    for option, value, what in (
+        ("--seeds", args.seeds, "episodes per case"),
+        ("--block-size", args.block_size, "seeds per task"),
+    ):
+        if value < 1:
+            raise ValueError(f"{option} {value}: expected the number of {what}, a whole number >= 1")
+    scales = args.inertia_scales or control.INERTIA_SCALES
+    if not all(np.isfinite(scale) and scale > 0 for scale in scales):
+        shown = " ".join(f"{scale:g}" for scale in scales)
+        raise ValueError(f"--inertia-scales {shown}: expected positive numbers (true inertia / the estimate)")
     makers = policies.resolve(args.policies or list(CONTROLLERS))
+    scenarios = [find(name) for name in args.scenarios or control.DEFAULT_SCENARIOS]
     tasks = control.plan(
         makers,
-        args.scenarios or control.DEFAULT_SCENARIOS,
+        scenarios,
         args.integrators or control.DEFAULT_INTEGRATORS,
         seeds=range(args.seeds),
-        scales=args.inertia_scales or control.INERTIA_SCALES,
+        scales=scales,
         block_size=args.block_size,
     )
     out = Path(args.out).resolve()
@@ -138,6 +151,8 @@ def _bench_control(args: argparse.Namespace) -> None:
     print(control.write(out, summaries, traces, tasks))
     episodes = sum(len(t.seeds) for t in tasks)
     print(f"{len(tasks)} tasks, {episodes} episodes; blocks in {shards}")
+    for reason in control.pairs(makers, scenarios)[1]:
+        print(f"left out: {reason}")
     print(f"wrote {out}/control.md, control.csv, control.png")
 
 
@@ -240,8 +255,10 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         "control",
         "controllers and trained agents over scenarios, integrators and seeds",
         "Runs every policy (classical controllers by name, trained agents by folder) over\n"
-        "scenarios x integrators x true-inertia scales x seeds: success rate, settling time,\n"
-        "final error, control effort, peak rate.",
+        "scenarios x integrators x true-inertia scales x seeds, every integrator at every scale:\n"
+        "success rate, settling time, final error, control effort, peak rate. A policy that\n"
+        "does not apply to a scenario (a controller that cannot command its actuators, an agent\n"
+        "trained on another) is left out of it, and said so; with no pair left, an error.",
         _bench_control,
     )
     from rigidrot_gym.control import CONTROLLERS
@@ -265,7 +282,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         nargs="+",
         help="true inertia / the controllers' estimate (default: 1 0.8 1.2)",
     )
-    ctl.add_argument("--seeds", type=int, default=20, help="episodes per case (seeds 0, 1, ...)")
+    ctl.add_argument("--seeds", type=int, default=20, help="episodes per case: seeds 0, 1, ..., SEEDS - 1")
     ctl.add_argument("--block-size", type=int, default=1000, help="seeds per task (one vector env)")
     _out(ctl, "control")
     ctl.add_argument("--resume", action="store_true", help="keep the blocks already stored in OUT/shards")

@@ -94,6 +94,7 @@ def evaluate(
     from rigidrot_gym.attitude.scenario import find
     from rigidrot_gym.control import CONTROLLERS, agents
     from rigidrot_gym.tools.bench import control
+    from rigidrot_gym.tools.bench.policies import why_left_out
     from rigidrot_gym.tools.report import write_results
     from rigidrot_gym.tools.train import import_train_extra
 
@@ -112,11 +113,7 @@ def evaluate(
     controllers = {name: CONTROLLERS[name](scenario) for name in compare}
     unfit = [name for name, controller in controllers.items() if controller is None]
     if unfit:
-        fit = [name for name, make in CONTROLLERS.items() if make(scenario) is not None]
-        raise ValueError(
-            f"compare: {', '.join(unfit)} cannot command the actuators of {scenario.id}; "
-            f"the controllers that can: {', '.join(fit)}"
-        )
+        raise ValueError(f"compare: {why_left_out(unfit, scenario)}")
     policies = {f"agent {agent.name}": agent, **controllers}
     seeds = range(EVALUATION_SEEDS, EVALUATION_SEEDS + episodes)
     summaries = []

@@ -21,7 +21,7 @@ controllers allocate their torque over the wheels.
 
 Robustness: the true inertia is scaled by 0.8 and 1.2 while the controllers keep the
 nominal estimate. Cross-integrator view: the same policy on the game-engine step
-(``semi_implicit``), PyBullet, ``rk4`` and ``nielsen_krenk``.
+(``semi_implicit``), PyBullet, ``rk4`` and ``nielsen_krenk``, each at every scale.
 
 A campaign is cut into :class:`Task` s, each a block of consecutive seeds of one case
 (:func:`plan`); :func:`run_task` runs one, :func:`gather` turns the finished blocks into
@@ -48,6 +48,8 @@ from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
+from rigidrot_gym.physics import validation
+from rigidrot_gym.tools.bench.policies import why_left_out
 from rigidrot_gym.tools.report import markdown_table, write_results
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn
@@ -227,6 +229,26 @@ def summarise(policy: str, scenario: str, integrator: str, scale: float, episode
     )
 
 
+def pairs(
+    policies: dict[str, Callable[[Scenario], Any]], scenarios: Sequence[Scenario]
+) -> tuple[list[tuple[str, Scenario]], list[str]]:
+    """The (policy, scenario) pairs that run, every policy on every scenario its maker
+    gives a policy for (None: a controller that cannot command the scenario's actuators, an
+    agent on another scenario than its own), and for each scenario with policies left out,
+    which and why (:func:`~rigidrot_gym.tools.bench.policies.why_left_out`)."""
+    runs, left_out = [], []
+    for scenario in scenarios:
+        unfit = []
+        for name, make in policies.items():
+            if make(scenario) is None:
+                unfit.append(name)
+            else:
+                runs.append((name, scenario))
+        if unfit:
+            left_out.append(why_left_out(unfit, scenario))
+    return runs, left_out
+
+
 def plan(
     policies: dict[str, Callable[[Scenario], Any]],
     scenarios: Sequence[str | Path | Scenario] = DEFAULT_SCENARIOS,
@@ -235,42 +257,51 @@ def plan(
     scales: Sequence[float] = INERTIA_SCALES,
     block_size: int = BLOCK_SIZE,
 ) -> list[Task]:
-    """The tasks of a campaign, case by case, each case's seeds cut into blocks of
-    ``block_size``. ``scenarios``: registered ids, file stems, ``.toml`` paths or
+    """The tasks of a campaign: every policy on every scenario it applies to
+    (:func:`pairs`), on every integrator at every inertia scale, each case's seeds cut into
+    blocks of ``block_size``. ``scenarios``: registered ids, file stems, ``.toml`` paths or
     :class:`~rigidrot_gym.attitude.scenario.Scenario` s, each resolved here once (the tasks
-    carry it). Policies are built per scenario by ``policies[name](scenario)`` (None
-    skips the scenario: a trained agent runs only on its own); a policy maker's
-    ``fingerprint`` attribute, when it has one, identifies it in :attr:`Task.source`. The
-    robustness scales run on the scenario's own integrator; the integrators at scale 1.
+    carry it). Policies are built per scenario by ``policies[name](scenario)``; a policy
+    maker's ``fingerprint`` attribute, when it has one, identifies it in
+    :attr:`Task.source`. A scenario's own integrator, when asked, comes first; the first
+    block of its ×1 case (or, without that case, of the first) keeps the trace.
 
     Raises:
-        ValueError: for a ``block_size`` below 1, no seeds, repeated seeds, scales or
-            integrators, or a scale that is not a positive number.
+        ValueError: for a ``block_size`` below 1, no seeds or integrators or scales, a seed
+            that is not an integer ≥ 0, repeated seeds, integrators or scales, a scale that
+            is not a positive number, an integrator a scenario cannot run on, or no policy
+            that applies to any of the scenarios (naming each pair and why).
     """
-    seeds = tuple(int(s) for s in seeds)
     if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size < 1:
         raise ValueError(f"block_size must be an integer >= 1, got {block_size!r}")
-    for name, values in (("seeds", seeds), ("scales", tuple(scales)), ("integrators", tuple(integrators))):
-        if len(set(values)) != len(values) or (name == "seeds" and not values):
-            raise ValueError(f"{name} must be distinct (seeds: at least one), got {values!r}")
+    seeds = tuple(validation.count(s, "seeds", 0) for s in seeds)
+    scales, integrators = tuple(scales), tuple(integrators)
+    for name, values in (("seeds", seeds), ("integrators", integrators), ("scales", scales)):
+        if not values:
+            raise ValueError(f"{name}: expected at least one, got none")
+        if len(set(values)) != len(values):
+            raise ValueError(f"{name} must be distinct, got {values!r}")
     if not all(np.isfinite(scale) and scale > 0 for scale in scales):
-        raise ValueError(f"scales must be positive numbers, got {tuple(scales)!r}")
+        raise ValueError(f"scales must be positive numbers, got {scales!r}")
+    resolved = [s if isinstance(s, Scenario) else find(s) for s in scenarios]
+    for scenario in resolved:
+        for integrator in integrators:
+            scenario.with_overrides(integrator=integrator)  # refuses one it cannot run on, before any task
+    runs, left_out = pairs(policies, resolved)
+    if not runs:
+        raise ValueError(f"no policy applies to any scenario asked: {'; '.join(left_out)}")
     blocks = [seeds[i : i + block_size] for i in range(0, len(seeds), block_size)]
     tasks = []
-    for name_or_scenario in scenarios:
-        scenario = name_or_scenario if isinstance(name_or_scenario, Scenario) else find(name_or_scenario)
-        for name, make in policies.items():
-            if make(scenario) is None:
-                continue
-            source = getattr(make, "fingerprint", name)
-            cases = [(scenario.integrator, scale) for scale in scales]
-            cases += [(i, 1.0) for i in integrators if i != scenario.integrator]
-            for integrator, scale in cases:
-                nominal = integrator == scenario.integrator and scale == 1.0
-                tasks += [
-                    Task(name, source, scenario, integrator, float(scale), block, nominal and i == 0)
-                    for i, block in enumerate(blocks)
-                ]
+    for name, scenario in runs:
+        source = getattr(policies[name], "fingerprint", name)
+        own_first = sorted(integrators, key=lambda i: i != scenario.integrator)
+        cases = [(integrator, float(scale)) for integrator in own_first for scale in scales]
+        traced = (scenario.integrator, 1.0) if (scenario.integrator, 1.0) in cases else cases[0]
+        for case in cases:
+            tasks += [
+                Task(name, source, scenario, *case, block, case == traced and i == 0)
+                for i, block in enumerate(blocks)
+            ]
     return tasks
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,23 @@ def resolve(names: list[str]) -> dict[str, ControllerMaker | AgentMaker]:
                 f"policy {name!r} is neither a controller ({', '.join(CONTROLLERS)}) nor a run folder"
             )
     return makers
+
+
+def why_left_out(names: Sequence[str], scenario: Scenario) -> str:
+    """Why the policies ``names`` (controller names, agents' display names) give no policy
+    for ``scenario``, as ``rigidrot evaluate --compare`` and ``rigidrot bench control`` say it."""
+    controllers = [name for name in names if name in CONTROLLERS]
+    others = [name for name in names if name not in CONTROLLERS]
+    reasons = []
+    if controllers:
+        fit = [name for name, make in CONTROLLERS.items() if make(scenario) is not None]
+        reasons.append(
+            f"{', '.join(controllers)} cannot command the actuators of {scenario.id}; "
+            f"the controllers that can: {', '.join(fit) or 'none'}"
+        )
+    if others:
+        reasons.append(
+            f"{', '.join(others)} on {scenario.id}: "
+            "a trained agent runs only on the scenario it was trained on"
+        )
+    return "; ".join(reasons)
