@@ -327,6 +327,18 @@ def test_train_help_names_every_env_id_and_the_algorithms_with_hyperparameters(c
     assert "usage: rigidrot train --env ID" in flat
 
 
+def test_every_id_train_offers_has_hyperparameters_for_the_default_algorithm(capsys):
+    yaml = pytest.importorskip("yaml")
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    flat = " ".join(capsys.readouterr().out.split())
+    offered = re.search(r"--env, one of: (.+?) --algo \(default (\w+)\)", flat)
+    ids, algo = offered.group(1).split(", "), offered.group(2)
+    entries = yaml.safe_load((ROOT / "training" / "hyperparams" / f"{algo}.yml").read_text())
+    assert sorted(ids) == _scenario_ids()
+    assert [env_id for env_id in ids if env_id not in entries] == []
+
+
 def test_the_help_of_every_command_imports_no_training_library():
     code = (
         "import sys; from rigidrot_gym.tools.cli import build_parser; build_parser(); "
