@@ -132,7 +132,7 @@ def test_the_control_benchmark_help_names_every_controller_and_id():
     assert all(name in flat for name in CONTROLLERS) and len(CONTROLLERS) >= 5, flat
     # the ids from the scenario files themselves, not from the code that lists them
     ids = [re.search(r'^id = "(.+)"', p.read_text(), re.M).group(1) for p in (ROOT / "envs").glob("*.toml")]
-    assert len(ids) >= 8 and all(i in flat for i in ids), flat
+    assert len(ids) >= 7 and all(i in flat for i in ids), flat
 
 
 def test_every_tool_writes_under_outputs_unless_told_otherwise():
@@ -325,6 +325,18 @@ def test_train_help_names_every_env_id_and_the_algorithms_with_hyperparameters(c
     # the algorithms whose files are in training/hyperparams/ (ppo_fast.yml is not one)
     assert re.search(r"--algo \(default ppo\), one with a hyperparameter file: ppo, sac, td3\b", flat), flat
     assert "usage: rigidrot train --env ID" in flat
+
+
+def test_every_id_train_offers_has_hyperparameters_for_the_default_algorithm(capsys):
+    yaml = pytest.importorskip("yaml")
+    with pytest.raises(SystemExit):
+        main(["train", "--help"])
+    flat = " ".join(capsys.readouterr().out.split())
+    offered = re.search(r"--env, one of: (.+?) --algo \(default (\w+)\)", flat)
+    ids, algo = offered.group(1).split(", "), offered.group(2)
+    entries = yaml.safe_load((ROOT / "training" / "hyperparams" / f"{algo}.yml").read_text())
+    assert sorted(ids) == _scenario_ids()
+    assert [env_id for env_id in ids if env_id not in entries] == []
 
 
 def test_the_help_of_every_command_imports_no_training_library():

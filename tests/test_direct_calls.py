@@ -60,7 +60,7 @@ def _actions(shape, dtype, count=6, seed=1) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize(
-    ("env_id", "variants"), [("RigidRot/Reorient-v0", True), ("RigidRot/WheelReorient-v1", False)]
+    ("env_id", "variants"), [("RigidRot/Reorient-v0", True), ("RigidRot/WheelReorient-v0", False)]
 )
 def test_every_path_of_a_single_env_calls_with_its_keys_types(typed_calls, env_id, variants):
     env = gym.make(env_id)

@@ -122,6 +122,17 @@ def test_every_registered_id_has_a_page_with_its_scenario_file(site):
         assert f'href="{path.stem}/"' in index, f"{env_id}: the environments page does not link to it"
 
 
+def test_the_environments_page_shows_the_observation_the_env_lists(site):
+    # The docstring's table is completed at import, after the source that mkdocstrings reads.
+    import gymnasium as gym
+
+    env = gym.make("RigidRot/NadirPoint-v0", sun=True, actuation_delay=True).unwrapped
+    for uri in ("environments", "reference/rigidrot_gym.attitude.env"):
+        text = " ".join(_text(_page(site, uri)).split())
+        for block in env.observation_columns():
+            assert " ".join(block.meaning.replace("``", "").split()) in text, (uri, block.name)
+
+
 def _canonical(value) -> str | None:
     if inspect.ismodule(value):
         return value.__name__

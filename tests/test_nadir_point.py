@@ -1,7 +1,7 @@
 """The two ids with sensors in the loop, end to end: `RigidRot/NadirPoint-v0` flown by
 quaternion feedback on the MEKF's estimate (the task's own success, which reads the truth),
-and `RigidRot/MagDetumble-v1` detumbled by B-dot on a magnetometer and a gyro, against
-B-dot on the truth (`-v0`) from the same starts."""
+and `RigidRot/MagDetumbleSensed-v0` detumbled by B-dot on a magnetometer and a gyro, against
+B-dot on the truth (`RigidRot/MagDetumble-v0`) from the same starts."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_quaternion_feedback_on_the_estimate_holds_nadir_through_outages_and_ecl
 def test_bdot_on_a_magnetometer_and_a_gyro_detumbles_like_bdot_on_the_truth():
     seeds = range(8)
     measured, _ = run_episodes(
-        BDot.for_scenario(find("RigidRot/MagDetumble-v1")), "RigidRot/MagDetumble-v1", seeds
+        BDot.for_scenario(find("RigidRot/MagDetumbleSensed-v0")), "RigidRot/MagDetumbleSensed-v0", seeds
     )
     truth, _ = run_episodes(
         BDot.for_scenario(find("RigidRot/MagDetumble-v0")), "RigidRot/MagDetumble-v0", seeds

@@ -268,7 +268,7 @@ def test_only_the_kernels_that_create_arrays_count_references():
     def counted(env) -> bool:
         return env.unwrapped.batch._kernel.targetoptions.get("_nrt", True)
 
-    for env_id in ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v1", "RigidRot/NadirPoint-v0"):
+    for env_id in ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0", "RigidRot/NadirPoint-v0"):
         assert not counted(gym.make(env_id)), env_id
         assert not counted(gym.make_vec(env_id, num_envs=3)), env_id
     assert counted(gym.make_vec("RigidRot/Reorient-v0", num_envs=4, num_threads=2))

@@ -15,7 +15,13 @@ from rigidrot_gym.attitude import arguments
 from rigidrot_gym.attitude import scenario as scenario_module
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.attitude.task import observation_bounds, reward_bounds
+from rigidrot_gym.attitude.task import (
+    ObservationColumns,
+    observation_bounds,
+    observation_columns,
+    observation_table,
+    reward_bounds,
+)
 from rigidrot_gym.render.options import RENDERER_OPTIONS
 from rigidrot_gym.render.options import render_options as checked_render_options
 
@@ -161,17 +167,12 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
 
     ## Observation Space
 
-    ``Box((7,), float32)``: the attitude error and the body rates.
+    ``Box((n,), float32)``: the attitude error and the body rates (7 columns), then the
+    blocks that the options of the column "Added by" add, in this order
+    (``env.unwrapped.observation_columns()`` lists a made env's: name, columns, meaning,
+    bounds):
 
-    | Num | Observation                                   | Min | Max |
-    |-----|-----------------------------------------------|-----|-----|
-    | 0   | error quaternion δq = q_target⁻¹ ⊗ q, w       | 0   | 1   |
-    | 1-3 | error quaternion, x, y, z                     | -1  | 1   |
-    | 4-6 | body rates ω / ``max_rate`` (clipped to ±1)    | -1  | 1   |
-    | 7-  | wheels only: momenta h_w / ``wheel_max_momentum`` | -1  | 1   |
-    | then | ``actuation_delay`` only: the action not yet applied | -1  | 1   |
-    | then 4 | ``sun`` only: the unit vector to the Sun, body frame, and the shadow factor ν | -1  | 1   |
-    | last 3 | ``magnetic_field`` only: the field B / 60 µT, body frame | -1  | 1   |
+    OBSERVATION_TABLE
 
     δq takes the sign with w ≥ 0 (the short way round); the pointing error is
     θ = 2 atan2(|δq_xyz|, δq_w) ∈ [0, π]. With a moving target (``target_attitude``
@@ -403,6 +404,11 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     def _info(self) -> dict[str, Any]:
         return self.batch.info(0)
 
+    def observation_columns(self) -> tuple[ObservationColumns, ...]:
+        """The observation's blocks in column order: each one's ``name``, ``columns`` (a
+        slice), ``meaning``, ``low`` and ``high``."""
+        return observation_columns(self.scenario)
+
     @property
     def attitude(self) -> np.ndarray:
         """(4,) current attitude, body to world."""
@@ -429,3 +435,11 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     def target(self) -> np.ndarray:
         """(4,) current target attitude."""
         return self.batch.target[0].copy()
+
+
+# The table is made from the layout that sizes and bounds the observation, so that the two
+# cannot drift apart (``python -OO`` strips docstrings).
+if AttitudeEnv.__doc__:
+    AttitudeEnv.__doc__ = AttitudeEnv.__doc__.replace(
+        "OBSERVATION_TABLE", observation_table().replace("\n", "\n    ")
+    )

@@ -3,6 +3,10 @@ and the rules (tolerances, limits, weights) the compiled pipeline reads."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude.actuators import Actuators
@@ -11,37 +15,139 @@ from rigidrot_gym.attitude.data import OBS_SIZE, Rules
 from rigidrot_gym.attitude.scenario import Scenario
 
 
+class ObservationColumns(NamedTuple):
+    """Columns of an observation that hold one quantity: its ``name``, the slice of the
+    observation's columns, what they hold and their bounds (the observation space's)."""
+
+    name: str
+    columns: slice
+    meaning: str
+    low: float
+    high: float
+
+
+@dataclasses.dataclass(frozen=True)
+class _Block:
+    """A block of the layout: always there with ``width`` columns (an int), or with as many
+    as ``width(scenario)`` gives (0: absent), described in the table by ``size`` and the
+    ``option`` that adds it."""
+
+    name: str
+    meaning: str
+    low: float
+    high: float
+    width: int | Callable[[Scenario], int]
+    size: str = ""
+    option: str = ""
+
+
+# The observation's blocks in the order the pipeline writes them (pipeline.evaluate): the
+# field last, where the controllers read it.
+_BLOCKS = (
+    _Block("error_w", "error quaternion δq = q_target⁻¹ ⊗ q, w (the sign with w ≥ 0)", 0.0, 1.0, 1),
+    _Block("error_xyz", "error quaternion, x, y, z", -1.0, 1.0, 3),
+    _Block("rates", "body rates ω / ``max_rate`` (clipped to ±1)", -1.0, 1.0, 3),
+    _Block(
+        "wheel_momenta",
+        "each wheel's momentum h_w / its limit",
+        -1.0,
+        1.0,
+        lambda s: Actuators.of(s).torquing if s.wheels else 0,
+        "one per wheel",
+        "``wheel_layout``",
+    ),
+    _Block(
+        "pending_action",
+        "the action not yet applied",
+        -1.0,
+        1.0,
+        lambda s: Actuators.of(s).count if s.actuation_delay else 0,
+        "one per actuator",
+        "``actuation_delay``",
+    ),
+    _Block(
+        "star_tracker_flag",
+        "1 when the star tracker measured in this period, else 0",
+        0.0,
+        1.0,
+        lambda s: star_tracker.COLUMNS if s.star_tracker_model != "none" else 0,
+        "1",
+        "``star_tracker_model``",
+    ),
+    _Block(
+        "sun_sensors",
+        "each coarse Sun sensor's output over its scale (clipped to [0, 1])",
+        0.0,
+        1.0,
+        lambda s: sun_sensors.count(s.sun_sensors),
+        "one per sensor",
+        "``sun_sensor_model``",
+    ),
+    _Block(
+        "sun",
+        "the unit vector to the Sun, body frame, and the shadow factor ν (1 in sunlight, 0 in the umbra)",
+        -1.0,
+        1.0,
+        lambda s: sunlight.COLUMNS if s.sun else 0,
+        "4",
+        "``sun``",
+    ),
+    _Block(
+        "magnetic_field",
+        "the field B / 60 µT, body frame (clipped to ±1): the magnetometer's reading where "
+        '``observe`` is not ``"truth"``',
+        -1.0,
+        1.0,
+        lambda s: magnetic_field.COLUMNS if s.magnetic_field else 0,
+        "3",
+        "``magnetic_field``",
+    ),
+)
+
+
+def observation_columns(scenario: Scenario) -> tuple[ObservationColumns, ...]:
+    """The scenario's observation, block by block in column order: the attitude error and
+    the body rates (what ``navigation.observe`` shows of them), then the columns its options
+    add."""
+    found, start = [], 0
+    for block in _BLOCKS:
+        width = block.width if isinstance(block.width, int) else block.width(scenario)
+        if width:
+            columns = slice(start, start + width)
+            found.append(ObservationColumns(block.name, columns, block.meaning, block.low, block.high))
+            start += width
+    return tuple(found)
+
+
+def observation_table() -> str:
+    """Every block a scenario's observation may have, as a Markdown table (the env's
+    docstring)."""
+    rows = ["| Columns | Observation | Added by | Min | Max |", "|---|---|---|---|---|"]
+    start = 0
+    for block in _BLOCKS:
+        if isinstance(block.width, int) and start is not None:
+            last = start + block.width - 1
+            columns = f"{start}" if last == start else f"{start}-{last}"
+            start = last + 1
+        else:  # where the blocks before it leave it
+            start, columns = None, f"then {block.size}"
+        option = block.option or "always"
+        rows.append(f"| {columns} | {block.meaning} | {option} | {block.low:g} | {block.high:g} |")
+    return "\n".join(rows)
+
+
 def observation_size(scenario: Scenario) -> int:
-    """7, plus one column per reaction wheel, plus the pending action (every actuator's)
-    with a delay, plus the star tracker's flag (1) with a star tracker, plus one column per
-    coarse Sun sensor, plus the Sun's direction and the shadow factor (4) with the Sun, plus
-    the magnetic field in the body frame (3) with the field (last)."""
-    return (
-        _sensor_columns(scenario).stop
-        + (sunlight.COLUMNS if scenario.sun else 0)
-        + (magnetic_field.COLUMNS if scenario.magnetic_field else 0)
-    )
-
-
-def _sensor_columns(scenario: Scenario) -> slice:
-    """The columns of the star tracker's flag and the Sun sensors' outputs."""
-    actuators = Actuators.of(scenario)
-    start = (
-        OBS_SIZE
-        + (actuators.torquing if scenario.wheels else 0)
-        + (actuators.count if scenario.actuation_delay else 0)
-    )
-    tracker = star_tracker.COLUMNS if scenario.star_tracker_model != "none" else 0
-    return slice(start, start + tracker + sun_sensors.count(scenario.sun_sensors))
+    """The observation's columns (:func:`observation_columns`)."""
+    return observation_columns(scenario)[-1].columns.stop
 
 
 def observation_bounds(scenario: Scenario) -> tuple[np.ndarray, np.ndarray]:
-    """(low, high) float32 bounds of an observation: δq_w ∈ [0, 1], the star tracker's flag
-    and the Sun sensors' outputs in [0, 1], the rest in [-1, 1]."""
-    high = np.ones(observation_size(scenario), dtype=np.float32)
-    low = -high
-    low[0] = 0.0
-    low[_sensor_columns(scenario)] = 0.0
+    """(low, high) float32 bounds of an observation, block by block (:func:`observation_columns`)."""
+    blocks = observation_columns(scenario)
+    low = np.empty(blocks[-1].columns.stop, dtype=np.float32)
+    high = np.empty_like(low)
+    for block in blocks:
+        low[block.columns], high[block.columns] = block.low, block.high
     return low, high
 
 

@@ -82,8 +82,7 @@ def counter_normals(key, counter, pair, pairs):
 # The vectorising stream (``random_stream`` 1): Box–Muller with the logarithm, sine and
 # cosine as branch-free polynomials, which the compiler vectorises across bodies (the C
 # library's functions, called one body at a time, cannot be). Within 2 units in the last
-# place of numpy's; a different stream of numbers all the same, so only new env versions
-# use it.
+# place of numpy's: an env taking it changes its results in their last bits only.
 _LN2_HI, _LN2_LO = 6.93147180369123816490e-01, 1.90821492927058770002e-10  # fdlibm's split ln 2
 _SQRT_HALF = 0.7071067811865476
 # 2/(2k+1), k = 1 … 11: ln m = 2 atanh(s) = 2 (s + s³/3 + s⁵/5 + …), |s| ≤ 0.1716.

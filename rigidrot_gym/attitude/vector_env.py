@@ -17,7 +17,7 @@ from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.env import ScenarioSpec, close_renderer, configure, render_frames
 from rigidrot_gym.attitude.result import StepResult
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.attitude.task import observation_bounds
+from rigidrot_gym.attitude.task import ObservationColumns, observation_bounds, observation_columns
 
 
 def row_generators(seeds: list[int | None], rngs: list[np.random.Generator]) -> list[np.random.Generator]:
@@ -122,6 +122,11 @@ class AttitudeVectorEnv(VectorEnv):
 
     def close_extras(self, **kwargs):
         close_renderer(self)
+
+    def observation_columns(self) -> tuple[ObservationColumns, ...]:
+        """The blocks of each row of the observation in column order, as
+        :meth:`~rigidrot_gym.attitude.env.AttitudeEnv.observation_columns` gives them."""
+        return observation_columns(self.scenario)
 
     def _check_open(self) -> None:
         if self.closed:

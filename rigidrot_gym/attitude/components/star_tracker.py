@@ -6,8 +6,9 @@ Every ``period`` control periods (the first at an episode's start) it measures t
 attitude at the period's end, unless the Sun or the Earth is inside its exclusion cone,
 seen from the body's position on the orbit (:mod:`~rigidrot_gym.attitude.components.sunlight`);
 without ``[orbit]`` nothing blinds it. Its last measurement is held between them, with a
-flag that says whether it is this period's (the observation's column after the Sun's and
-the field's). The noise comes from the body's navigation stream.
+flag that says whether it is this period's (the observation's column after the pending
+action's and before the Sun sensors': :func:`~rigidrot_gym.attitude.task.observation_columns`).
+The noise comes from the body's navigation stream.
 """
 
 from __future__ import annotations

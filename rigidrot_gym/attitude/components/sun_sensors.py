@@ -4,13 +4,14 @@ zero outside its field of view, scaled by (1 AU/r)² and the Earth's shadow, plu
 noise, clamped), at the end of each period, with the Sun of
 :mod:`~rigidrot_gym.attitude.components.sunlight` seen from the body's position.
 
-Their outputs over the scale (clipped to [0, 1]) are the observation's last columns, one
-per sensor. With ``navigation.observe`` "estimate" the MEKF corrects its attitude with the
-Sun's direction the sensors give (:func:`~rigidrot_gym.physics.sun_sensors.direction`: the
-least-squares direction over the sensors lit above 5σ, wherever three non-coplanar ones
-are) against the ephemeris's, taking each axis's error as white of std σ/ℓ, ℓ the output
-at normal incidence the least squares found. The noise comes from the body's navigation
-stream.
+Their outputs over the scale (clipped to [0, 1]) are columns of the observation, one per
+sensor, after the star tracker's flag and before the Sun's and the field's
+(:func:`~rigidrot_gym.attitude.task.observation_columns`). With ``navigation.observe``
+"estimate" the MEKF corrects its attitude with the Sun's direction the sensors give
+(:func:`~rigidrot_gym.physics.sun_sensors.direction`: the least-squares direction over
+the sensors lit above 5σ, wherever three non-coplanar ones are) against the ephemeris's,
+taking each axis's error as white of std σ/ℓ, ℓ the output at normal incidence the least
+squares found. The noise comes from the body's navigation stream.
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@
   against ``Pendulum-v1`` through ``gym.make``;
 * the native vector env with 4096 envs against ``CartPole-v1``'s native vector env;
 * both again for ``RigidRot/WheelReorient-v0``, every realism option switched on (the
-  cost of wheels, noise, delay, disturbances and randomisation), and for its ``-v1``, the
-  same with the noise drawn by the stream that vectorises across bodies;
+  cost of wheels, noise, delay, disturbances and randomisation);
 * the spacecraft's full stack, ``RigidRot/NadirPoint-v0`` (real wheels, magnetorquers,
   orbit, field, gravity gradient, four sensors and the MEKF), against the plain
   ``RigidRot/Reorient-v0``: the native vector env's cost per env-step, paired (full runs
@@ -55,7 +54,6 @@ from rigidrot_gym.tools.report import markdown_table
 
 DEFAULT_ID = "RigidRot/Reorient-v0"
 REALISTIC_ID = "RigidRot/WheelReorient-v0"
-VECTORISED_NOISE_ID = "RigidRot/WheelReorient-v1"
 FULL_STACK_ID = "RigidRot/NadirPoint-v0"
 COUNTS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536)
 SYNC_MAX = 1024  # SyncVectorEnv steps its envs one by one in Python: stop the curve here
@@ -351,7 +349,7 @@ def run(out_dir: Path, quick: bool = False, env_id: str = DEFAULT_ID) -> Report:
     n_vec = 256 if quick else 4096
     rows = []
     headline = {}
-    for candidate in dict.fromkeys((env_id, REALISTIC_ID, VECTORISED_NOISE_ID)):
+    for candidate in dict.fromkeys((env_id, REALISTIC_ID)):
         single = _paired_ratio(
             lambda c=candidate: _single_rate(c, single_steps),
             lambda: _single_rate("Pendulum-v1", single_steps),
