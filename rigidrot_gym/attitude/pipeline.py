@@ -174,7 +174,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if with_real_wheels and k < wheel_count:
                 axes = equipment.axes
                 spin = axes[0, k] * rates[0] + axes[1, k] * rates[1] + axes[2, k] * rates[2]
-                u = wheels.net_torque(equipment.wheel_model, u, equipment.wheel_momentum[i, k], spin, call.dt)
+                limit, h = bodies.max_torque[k, i], equipment.wheel_momentum[i, k]
+                u = wheels.net_torque(equipment.wheel_model, u, limit, h, spin, call.dt)
             elif with_wheels and k < wheel_count:
                 u = wheels.limit_by_momentum(
                     u, equipment.wheel_momentum[i, k], equipment.max_momentum[k], call.dt
