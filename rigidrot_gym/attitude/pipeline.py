@@ -10,7 +10,8 @@ a scenario enables, one function that runs a whole control period of every body:
    parameters held over the period; magnetorquers, alone or after the wheels, hold their
    dipole and the field);
 4. the integration by the method's own step (through the library's
-   :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked;
+   :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked (with a
+   gyro, the body rates integrated over the period too);
 5. once every check has passed: the autoreset's draws, and the actuators' and
    disturbances' own state moves on;
 6. a moving target's attitude and rate, the sensors and 7. the evaluation (observation,
