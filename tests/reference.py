@@ -45,6 +45,24 @@ def world_to_body(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return Rotation.from_quat(np.roll(q / np.linalg.norm(q), -1)).inv().apply(v)
 
 
+def _rhs(inertia, torque=None, world_torque=None):
+    """The right-hand side of (q, ω) for the body tensor or moments ``inertia``."""
+    inertia = np.asarray(inertia, dtype=float)
+    J = np.diag(inertia) if inertia.shape == (3,) else inertia
+    J_inv = np.linalg.inv(J)
+
+    def rhs(t, y):
+        q, w = y[:4], y[4:7]
+        tau = np.zeros(3)
+        if torque is not None:
+            tau = tau + np.asarray(torque(t, q / np.linalg.norm(q), w), dtype=float)
+        if world_torque is not None:
+            tau = tau + world_to_body(q, world_torque)
+        return np.concatenate([_qdot(q, w), J_inv @ (tau - np.cross(w, J @ w))])
+
+    return rhs
+
+
 def solve(q0, omega0, inertia, times, torque=None, world_torque=None) -> tuple[np.ndarray, np.ndarray]:
     """DOP853 at rtol = atol = 1e-13 for one body.
 
@@ -58,25 +76,30 @@ def solve(q0, omega0, inertia, times, torque=None, world_torque=None) -> tuple[n
     Returns:
         q (T, 4) and omega (T, 3).
     """
-    inertia = np.asarray(inertia, dtype=float)
-    J = np.diag(inertia) if inertia.shape == (3,) else inertia
-    J_inv = np.linalg.inv(J)
-
-    def rhs(t, y):
-        q, w = y[:4], y[4:]
-        tau = np.zeros(3)
-        if torque is not None:
-            tau = tau + np.asarray(torque(t, q / np.linalg.norm(q), w), dtype=float)
-        if world_torque is not None:
-            tau = tau + world_to_body(q, world_torque)
-        return np.concatenate([_qdot(q, w), J_inv @ (tau - np.cross(w, J @ w))])
-
+    rhs = _rhs(inertia, torque, world_torque)
     times = np.atleast_1d(np.asarray(times, dtype=float))
     y0 = np.concatenate([np.asarray(q0, float), np.asarray(omega0, float)])
     sol = solve_ivp(rhs, (0.0, times[-1]), y0, method="DOP853", t_eval=times, **TIGHT)
     assert sol.success, sol.message
     q = sol.y[:4].T
     return q / np.linalg.norm(q, axis=-1, keepdims=True), sol.y[4:].T
+
+
+def integrate_rates(q0, omega0, inertia, duration, torque=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """DOP853 at rtol = atol = 1e-13 for one body over ``duration`` (s), its state augmented
+    with ∫ω dt (what a rate-integrating gyro measures); arguments as :func:`solve`.
+
+    Returns:
+        q (4,) and omega (3,) at the end, and ∫₀ᵀ ω dt (3,), body frame, rad.
+    """
+    rhs = _rhs(inertia, torque)
+    y0 = np.concatenate([np.asarray(q0, float), np.asarray(omega0, float), np.zeros(3)])
+    sol = solve_ivp(
+        lambda t, y: np.concatenate([rhs(t, y[:7]), y[4:7]]), (0.0, duration), y0, method="DOP853", **TIGHT
+    )
+    assert sol.success, sol.message
+    end = sol.y[:, -1]
+    return end[:4] / np.linalg.norm(end[:4]), end[4:7], end[7:]
 
 
 def angle(q1: np.ndarray, q2: np.ndarray) -> np.ndarray:

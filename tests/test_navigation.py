@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from reference import integrate_rates, world_to_body
 from scipy import stats
 from scipy.spatial.transform import Rotation
 
@@ -71,6 +72,82 @@ def test_the_gyro_reads_the_mean_rate_over_each_period_with_its_declared_errors(
     assert abs(residuals.mean()) < 4 * white / np.sqrt(residuals.size)
     assert walk.std() == pytest.approx(model.rrw * np.sqrt(s.dt), rel=0.03)
     assert start_bias.std() == pytest.approx(np.radians(s.gyro_initial_bias_deg_per_hour) / 3600, rel=0.1)
+
+
+def _quiet_gyro(overrides: dict, n: int) -> AttitudeBatch:
+    """MagDetumbleSensed-v0 (a 6U CubeSat tumbling at up to 10°/s about each axis, NASA 42's gyro)
+    with ``overrides``, its gyro's errors switched off (no walks, pulses or bias): its
+    readings are the mean rates it is fed."""
+    batch = AttitudeBatch(find("RigidRot/MagDetumbleSensed-v0").with_overrides(**overrides), n)
+    model = batch._equipment.gyro_model
+    model[[gyro.ARW, gyro.RRW, gyro.QUANTUM, gyro.INITIAL_BIAS]] = 0.0
+    batch.rngs = [np.random.default_rng([20, i]) for i in range(n)]
+    batch.reset()
+    return batch
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ni,ni->n", a, b) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+@pytest.mark.parametrize(("dt", "substeps"), [(1.0, 2), (5.0, 2), (5.0, 10), (30.0, 60)])
+def test_the_gyro_reads_the_mean_body_rate_over_each_period(dt, substeps):
+    # Zero action, the rods off: the torque-free tumbler. The mean rate (1/Δt) ∫ω dt by
+    # DOP853 from each period's start; at 30 s some bodies turn by more than π a period,
+    # where the rotation between the two attitudes no longer tells the turn.
+    n = 40
+    batch = _quiet_gyro({"dt": dt, "substeps": substeps}, n)
+    white = GYROS["42"].arw / np.sqrt(dt)  # σ_v/√Δt, the readings' white noise
+    turns, errors, motion = [], [], []
+    for _ in range(3):
+        q0, w0 = batch.body_state()
+        ends = [integrate_rates(q0[i], w0[i], batch.inertia()[i], dt) for i in range(n)]
+        batch.step(np.zeros((n, 3), dtype=np.float32))
+        reading = batch._equipment.gyro[:, gyro.READING]
+        mean_rate = np.array([end[2] for end in ends]) / dt
+        errors.append(np.abs(reading - mean_rate).max())
+        motion.append(np.abs(batch.body_state()[1] - np.array([end[1] for end in ends])).max())
+        assert _cosines(reading, mean_rate).min() > 1.0 - 1e-6  # the same direction
+        turns.append(np.linalg.norm(w0, axis=-1) * dt)
+    # Far below the noise, or, where rk4's sub-steps of 2.5 s keep the motion itself only
+    # within 2e-5 rad/s of the true one, as close as the motion it reads.
+    assert max(errors) < 0.05 * white + 2.0 * max(motion)
+    assert (np.max(turns) > np.pi) == (dt == 30.0)
+
+
+def test_the_gyro_reads_the_mean_rate_across_the_magnetorquers_duty_cycle():
+    # The rods switch on half-way (the second of two sub-steps of 2 s), where ω̇ jumps; a
+    # slow tumbler, so that the rods' torque shows beside the rule's and rk4's errors.
+    n, dt = 20, 4.0
+    overrides = {"dt": dt, "substeps": 2, "magnetorquer_duty_cycle": 0.5, "start_rate_spread": 0.02}
+    batch = _quiet_gyro(overrides, n)
+    max_dipole = batch.scenario.magnetorquer_max_dipole
+    rng = np.random.default_rng(21)
+    white = GYROS["42"].arw / np.sqrt(dt)
+    moved = []
+    for _ in range(3):
+        q0, w0 = batch.body_state()
+        inertia, field = batch.inertia(), batch._equipment.field.copy()  # held over the period
+        action = rng.choice([-1.0, 1.0], (n, 3)).astype(np.float32)
+        batch.step(action)
+        for i in range(n):
+            dipole = action[i] * max_dipole
+
+            def rods(t, q, w, dipole=dipole, b=field[i]):
+                return np.cross(dipole, world_to_body(q, b))
+
+            q_half, w_half, off = integrate_rates(q0[i], w0[i], inertia[i], dt / 2)
+            _, _, on = integrate_rates(q_half, w_half, inertia[i], dt / 2, torque=rods)
+            _, _, free = integrate_rates(q0[i], w0[i], inertia[i], dt)
+            mean_rate, reading = (off + on) / dt, batch._equipment.gyro[i, gyro.READING]
+            assert np.abs(reading - mean_rate).max() < 0.05 * white
+            moved.append(np.linalg.norm(mean_rate - free / dt))
+    assert np.median(moved) > 2 * white  # the rods turn it by far more than the readings may err
+
+
+def test_an_engine_gives_no_rates_within_a_period_for_the_gyro_to_integrate():
+    with pytest.raises(ValueError, match=r"integrator 'mujoco_rk4' is an engine.*gyro_model '42'"):
+        AttitudeBatch(find("RigidRot/MagDetumbleSensed-v0").with_overrides(integrator="mujoco_rk4"), 1)
 
 
 def _position(batch: AttitudeBatch, t: float) -> np.ndarray:

@@ -19,8 +19,11 @@ import re
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from rigidrot_gym import AttitudeEnv
+from rigidrot_gym.attitude.batch import AttitudeBatch
+from rigidrot_gym.attitude.scenario import find
 
 # Basilisk's rwFactory names (and options) of the env's presets.
 FACTORY = {
@@ -31,6 +34,7 @@ FACTORY = {
 # The presets' momentum at top speed, J_s Ω_max, N·m·s: the data sheets' figures that
 # simIncludeRW.py quotes (HR16: the 50 N·m·s variant).
 DATASHEET_MOMENTUM = {"HR16": 50.0, "RWP015": 0.015, "RW0": 0.020}
+RW0_MAX_TORQUE = 3.2e-3  # N·m, the data sheet's (simIncludeRW.py)
 SMALL = [0.08, 0.10, 0.05]  # kg·m², a 6U body's principal moments
 LARGE = [100.0, 120.0, 80.0]  # kg·m²
 Q0 = np.array([0.9, 0.2, -0.3, 0.25]) / np.linalg.norm([0.9, 0.2, -0.3, 0.25])
@@ -467,3 +471,25 @@ def test_wheel_columns_are_clipped_beyond_the_top_speed():
                 assert obs[7 + k] == sign
     assert min(beyond) > 0
     assert np.abs(env.wheel_momentum[:2]).max() < limit * 1.02
+
+
+def test_randomised_torque_limits_are_the_motors_limits():
+    """NadirPoint-v0's pyramid of RW0 wheels with ``randomize_torque`` r: a full command
+    from rest spins each wheel at its episode's limit, uniform within u_max (1 ± r) as the
+    setting says (the motor rule used to cut the limits drawn above u_max: half of them).
+    Friction from rest over one period is at most J_s |Ω| / dt, below 1e-4 u_max here."""
+    r, n = 0.2, 500
+    batch = AttitudeBatch(find("RigidRot/NadirPoint-v0").with_overrides(randomize_torque=r), n)
+    batch.rngs = [np.random.default_rng([30, i]) for i in range(n)]
+    rng = np.random.default_rng(31)
+    limits = []
+    for _ in range(2):  # two episodes of each body
+        batch.reset()
+        signs = rng.choice([-1.0, 1.0], (n, 4))
+        batch.step(np.hstack([signs, np.zeros((n, 3))]).astype(np.float32))  # the rods off
+        torque = batch._equipment.wheel_momentum / batch.scenario.dt
+        limits.append(torque * signs / RW0_MAX_TORQUE)
+    limits = np.ravel(limits)
+    assert limits.min() > 1.0 - r - 1e-3 and limits.max() < 1.0 + r + 1e-3
+    assert limits.max() > 1.0 + 0.99 * r  # the whole range
+    assert stats.kstest(limits, stats.uniform(1.0 - r, 2.0 * r).cdf).pvalue > 0.01

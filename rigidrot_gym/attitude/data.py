@@ -277,7 +277,7 @@ class Work(NamedTuple):
     """A period's staging area: the advanced states before they are committed, and the
     scratch of every component. Each array is written before it is read within every call
     that uses it: nothing in them carries over, and they are not part of the env's state.
-    ``stats``, ``actions``, ``results``, ``body`` and ``variates`` are rows of one buffer
+    ``stats``, ``actions``, ``results``, ``body``, ``variates`` and ``rate_integral`` are rows of one buffer
     (:class:`Carried`), so that a pass over bodies touches one block of memory."""
 
     staged: np.ndarray  # (8, N) the advanced states (committed by a swap with Bodies.state)
@@ -289,6 +289,7 @@ class Work(NamedTuple):
     commands: np.ndarray  # (n, N) actuator torques after delay, noise and limits, N·m
     sensed: np.ndarray  # (8, N) the state as the sensors report it (principal axes)
     variates: np.ndarray  # (12, N) the uniforms of a restarting body's new episode
+    rate_integral: np.ndarray  # (3, N) ∫ω dt over the period, principal axes, rad (with a gyro)
     normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK)) a block's normals, pass by pass (one thread)
     estimator: np.ndarray  # (4, MOST_STATES, MOST_STATES) the estimator's work, one body at a time
 
@@ -351,13 +352,14 @@ BODY = slice(RESULTS.stop, RESULTS.stop + 7)
 # A restarting body's uniforms for its new episode (starts.BASE_VARIATES), in its column:
 # a kernel that allocates nothing draws them into memory it was given.
 VARIATES = slice(BODY.stop, BODY.stop + 12)
-SCRATCH_ROWS = VARIATES.stop
+RATE_INTEGRAL = slice(VARIATES.stop, VARIATES.stop + 3)
+SCRATCH_ROWS = RATE_INTEGRAL.stop
 
 
 class Carried(NamedTuple):
     """The fields of :class:`Bodies` and :class:`Work` as they travel into the compiled
-    call (Work's ``stats``, ``actions``, ``results``, ``body`` and ``variates`` as rows of
-    ``scratch``)."""
+    call (Work's ``stats``, ``actions``, ``results``, ``body``, ``variates`` and
+    ``rate_integral`` as rows of ``scratch``)."""
 
     state: np.ndarray  # (8, N)
     moments: np.ndarray  # (3, N)
@@ -369,7 +371,7 @@ class Carried(NamedTuple):
     sources: np.ndarray  # (2, N) uint64
     staged: np.ndarray  # (8, N)
     params: np.ndarray  # (SIZE, N)
-    scratch: np.ndarray  # (SCRATCH_ROWS, N) rows STATS, ACTIONS_ROW …, RESULTS, BODY, VARIATES
+    scratch: np.ndarray  # (SCRATCH_ROWS, N) rows STATS, ACTIONS_ROW …, RESULTS, BODY, VARIATES, RATE_INTEGRAL
     commands: np.ndarray  # (n, N)
     sensed: np.ndarray  # (8, N)
     normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK))

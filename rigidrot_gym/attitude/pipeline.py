@@ -10,7 +10,8 @@ a scenario enables, one function that runs a whole control period of every body:
    parameters held over the period; magnetorquers, alone or after the wheels, hold their
    dipole and the field);
 4. the integration by the method's own step (through the library's
-   :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked;
+   :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked (with a
+   gyro, the body rates integrated over the period too);
 5. once every check has passed: the autoreset's draws, and the actuators' and
    disturbances' own state moves on;
 6. a moving target's attitude and rate, the sensors and 7. the evaluation (observation,
@@ -81,6 +82,7 @@ from rigidrot_gym.attitude.data import (
     BLOCK,
     BODY,
     ESTIMATE,
+    RATE_INTEGRAL,
     RESULTS,
     SENSORS,
     STATS,
@@ -111,7 +113,7 @@ from rigidrot_gym.attitude.variates import (
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, kernel
-from rigidrot_gym.physics.quaternion import qconj, qlog, qmul, qrotate, qrotate_inv
+from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
 
 ZERO = np.uint64(0)  # the first stream's salt (block_normals)
 # The records of numbers travel packed together (data.pack); this rebuilds their fields.
@@ -173,7 +175,8 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if with_real_wheels and k < wheel_count:
                 axes = equipment.axes
                 spin = axes[0, k] * rates[0] + axes[1, k] * rates[1] + axes[2, k] * rates[2]
-                u = wheels.net_torque(equipment.wheel_model, u, equipment.wheel_momentum[i, k], spin, call.dt)
+                limit, h = bodies.max_torque[k, i], equipment.wheel_momentum[i, k]
+                u = wheels.net_torque(equipment.wheel_model, u, limit, h, spin, call.dt)
             elif with_wheels and k < wheel_count:
                 u = wheels.limit_by_momentum(
                     u, equipment.wheel_momentum[i, k], equipment.max_momentum[k], call.dt
@@ -241,28 +244,24 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     def sense(call, bodies, equipment, work, step, normals, scratch, i):
         """Body i's sensors and estimator at its staged state, episode step ``step``:
         started at step 0, else moved on by the period it stepped."""
-        state, previous, p = work.staged, bodies.state, bodies.principal
+        state, p = work.staged, bodies.principal
         t = call.dt * step
         b = (p[0, i], p[1, i], p[2, i], p[3, i])
         q = qmul((state[0, i], state[1, i], state[2, i], state[3, i]), qconj(b))  # the body frame's
         guess = q
         if step == 0:  # what is known before a first measurement
             guess = navigation.initial_attitude(equipment, q, normals, i)
-            rate = qrotate(b, (state[4, i], state[5, i], state[6, i]))
-        else:  # the mean rate over the period: the rotation vector of q_k* ⊗ q_k+1 over Δt
-            before = (previous[0, i], previous[1, i], previous[2, i], previous[3, i])
-            d = qmul(qconj(before), (state[0, i], state[1, i], state[2, i], state[3, i]))
-            turn = qlog(d if d[0] >= 0.0 else (-d[0], -d[1], -d[2], -d[3]))
-            rate = qrotate(b, (2.0 * turn[0] / call.dt, 2.0 * turn[1] / call.dt, 2.0 * turn[2] / call.dt))
         r, to_sun, shadow = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0
         if with_sun_sensors or (with_tracker and equipment.tracker_model[star_tracker.SEES_ORBIT] != 0.0):
             r = orbit.position(equipment, t, i)
             to_sun, shadow = sunlight.seen_from(equipment, r, t)
         if with_gyro:
-            if step == 0:
-                gyro.start(equipment, rate, call.dt, normals, i)
-            else:
-                gyro.read(equipment, rate, call.dt, normals, i)
+            dt = call.dt
+            if step == 0:  # the rates at the start
+                gyro.start(equipment, qrotate(b, (state[4, i], state[5, i], state[6, i])), dt, normals, i)
+            else:  # the mean rate over the period, (1/Δt) ∫ω dt (integration.stage)
+                w = work.rate_integral
+                gyro.read(equipment, qrotate(b, (w[0, i] / dt, w[1, i] / dt, w[2, i] / dt)), dt, normals, i)
         if with_estimator:
             if step == 0:
                 navigation.start(equipment, guess, i)
@@ -444,6 +443,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             commands=carried.commands,
             sensed=carried.sensed,
             variates=scratch[VARIATES],
+            rate_integral=scratch[RATE_INTEGRAL],
             normals=carried.normals,
             estimator=carried.estimator,
         )
@@ -472,7 +472,10 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 lo, hi = block * per_block, min(n, (block + 1) * per_block)
                 rods_off = equipment.rods_off if with_duty_cycle else None
                 source = bodies.state if from_states else None
-                counts = integration.stage(step, torque, call, bodies, work, lo, hi, rods_off, source)
+                integral = work.rate_integral if with_gyro else None  # what the gyro reads
+                counts = integration.stage(
+                    step, torque, call, bodies, work, lo, hi, rods_off, source, integral
+                )
                 failed += counts[0]
                 invalid += counts[1]
             if failed or invalid:

@@ -397,7 +397,8 @@ class Randomization(Table, key="randomization"):
         check=fraction,
         flat="randomize_torque",
         switch=True,
-        doc="each torque limit × (1 ± this) (beside wheels, the rods keep theirs)",
+        doc="each torque limit × (1 ± this), a preset wheel's motor limit too "
+        "(beside wheels, the rods keep theirs)",
     )
     start: float = setting(
         0.0,

@@ -2,11 +2,14 @@
 (Farrenkopf's angle and rate random walk in their exact discrete form, quantised pulses, a
 full scale), sampled once per control period.
 
-Each period the gyro reads the body's mean rate over it, the rotation vector of
-q_k* ⊗ q_{k+1} over Δt in the body frame (what a rate-integrating gyro's angle increments
-measure), plus ½ (β_k + β_{k+1}) and its white noise; its bias β walks on. An episode starts
-with β drawn per axis from N(0, σ_β0²), ``initial_bias_deg_per_hour``, and its first reading
-is of the rates at the start. The normals come from the body's navigation stream
+Each period the gyro reads the body's mean rate over it, (1/Δt) ∫ω dt in the body frame
+(what a rate-integrating gyro's angle increments measure), the integral taken over the
+integrator's sub-steps by the corrected trapezoid rule ∫₀ʰ ω dt ≈ h/2 (ω₀ + ω₁) +
+h²/12 (ω̇₀ − ω̇₁), ω̇ from Euler's equations
+(:mod:`~rigidrot_gym.attitude.components.integration`), plus ½ (β_k + β_{k+1}) and its
+white noise; its bias β walks on. An episode starts with β drawn per axis from N(0, σ_β0²),
+``initial_bias_deg_per_hour``, and its first reading is of the rates at the start. The
+normals come from the body's navigation stream
 (:data:`~rigidrot_gym.attitude.variates.NAVIGATION_SALT`) at the episode step, drawn for a
 block of bodies at once by the pipeline, so a body reads the same alone or in a batch.
 """

@@ -2,7 +2,20 @@
 ``dt`` in ``substeps`` sub-steps under the held torques, into a staging area, then checked.
 A step either completes or changes nothing: the caller commits the staged states only once
 every advanced state is finite with a unit attitude (:func:`valid_state`); a method that
-diverges (a step too large for the motion) or does not converge changes nothing."""
+diverges (a step too large for the motion) or does not converge changes nothing.
+
+With a gyro, the period also integrates the body rates, ∫ω dt (what a rate-integrating
+gyro measures), by the corrected trapezoid rule over the sub-steps of h: on each,
+
+    ∫₀ʰ ω dt = h/2 (ω₀ + ω₁) + h²/12 (ω̇₀ − ω̇₁) + h⁵/720 ω⁽⁴⁾(ξ)
+
+(the integral of the cubic Hermite interpolant of ω and ω̇ at the sub-step's ends: the
+trapezoid rule with the first correction of the Euler–Maclaurin formula), of the fourth
+order, as ``rk4``; ω̇ from Euler's equations I ω̇ = τ − ω × Iω
+(:func:`~rigidrot_gym.physics.dynamics.angular_acceleration`) with the torque model the
+method's stages evaluate. Over sub-steps under one torque law the ω̇ terms of neighbours
+cancel, so only the ends of such a stretch (the period's, and the sub-step where a duty
+cycle switches the magnetorquers on) evaluate a torque."""
 
 from __future__ import annotations
 
@@ -10,6 +23,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.components import magnetorquers
 from rigidrot_gym.physics import jit, torques
+from rigidrot_gym.physics.dynamics import angular_acceleration
 from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.validation import UNIT_TOLERANCE
@@ -38,7 +52,7 @@ def staged_valid(staged, i):
 
 
 @jitable
-def stage(step, torque, call, bodies, work, lo, hi, rods_off, source):
+def stage(step, torque, call, bodies, work, lo, hi, rods_off, source, integral):
     """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
     under the compiled torque model ``torque`` (every body without a step, and a waiting
     body, staged as it is; one that restarts in the call is left to the restart to
@@ -46,7 +60,9 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off, source):
     sub-steps (their duty cycle; None without one, which numba prunes); returns how many
     of them, stepped, did not converge and how many are not valid. The first sub-step
     reads the bodies from ``source`` (``bodies.state``) and writes them staged; with None,
-    they are copied there first and advanced in place."""
+    they are copied there first and advanced in place. With an ``integral`` ((3, N), a
+    gyro's; None without one, pruned), ∫ω dt over the period into it (principal axes, rad;
+    the module docstring's rule)."""
     staged, stats = work.staged, work.stats
     last = call.substeps if call.stepped else 0
     if source is None or last == 0:
@@ -56,13 +72,17 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off, source):
     for i in jit.bodies(lo, hi):
         stats[0, i] = 0.0
         stats[1, i] = 0.0
+    if integral is not None:
+        for c in range(3):
+            for i in jit.bodies(lo, hi):
+                integral[c, i] = 0.0
     if rods_off is not None and rods_off:  # the sub-steps with the rods off, then the rest (bitwise one run)
         magnetorquers.switch_off(work.params, work.body, lo, hi)
-        _advance(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi, source)
+        _run(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi, source, integral)
         magnetorquers.switch_on(work.params, work.body, lo, hi)
-        _advance(step, torque, call, bodies, work, rods_off, last, lo, hi, None)
+        _run(step, torque, call, bodies, work, rods_off, last, lo, hi, None, integral)
     else:
-        _advance(step, torque, call, bodies, work, 0, last, lo, hi, source)
+        _run(step, torque, call, bodies, work, 0, last, lo, hi, source, integral)
     failed = invalid = waiting = 0
     for i in jit.bodies(lo, hi):
         live = not call.waiting[i]
@@ -79,6 +99,47 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off, source):
                 for c in range(STATE_SIZE):
                     staged[c, i] = bodies.state[c, i]
     return failed, invalid
+
+
+@jitable
+def _run(step, torque, call, bodies, work, first, last, lo, hi, source, integral):
+    """Sub-steps ``first`` … ``last`` − 1 (under one torque law) as :func:`_advance`; with
+    an ``integral``, one at a time, each adding its part of ∫ω dt to it (None: pruned)."""
+    if integral is None:
+        _advance(step, torque, call, bodies, work, first, last, lo, hi, source)
+        return
+    if first >= last:
+        return
+    h = call.dt / call.substeps  # as advance() steps: sub-step m starts at m h
+    start = work.staged if source is None else source
+    _add_rates(integral, start, 0.5 * h, lo, hi)
+    _add_acceleration(torque, bodies, work, integral, start, first * h, h * h / 12.0, lo, hi)
+    for m in range(first, last):
+        _advance(step, torque, call, bodies, work, m, m + 1, lo, hi, source if m == first else None)
+        _add_rates(integral, work.staged, h if m + 1 < last else 0.5 * h, lo, hi)
+    _add_acceleration(torque, bodies, work, integral, work.staged, last * h, -h * h / 12.0, lo, hi)
+
+
+@jitable
+def _add_rates(integral, x, weight, lo, hi):
+    """integral += weight · ω of the bodies' states ``x``."""
+    for c in range(3):
+        for i in jit.bodies(lo, hi):
+            integral[c, i] += weight * x[4 + c, i]
+
+
+@jitable
+def _add_acceleration(torque, bodies, work, integral, x, t, weight, lo, hi):
+    """integral += weight · ω̇ of the bodies' states ``x`` at time ``t`` of the period."""
+    m = bodies.moments
+    for i in jit.bodies(lo, hi):
+        q = (x[0, i], x[1, i], x[2, i], x[3, i])
+        w = (x[4, i], x[5, i], x[6, i])
+        tau = torque(t, q, w, torques.parameters(work.params, i))
+        a = angular_acceleration((m[0, i], m[1, i], m[2, i]), w, tau)
+        integral[0, i] += weight * a[0]
+        integral[1, i] += weight * a[1]
+        integral[2, i] += weight * a[2]
 
 
 @jitable

@@ -11,7 +11,8 @@ same authority, and any one wheel can fail).
 Real wheels (``wheel_model``, a Basilisk preset of
 :mod:`~rigidrot_gym.physics.reaction_wheels`): each wheel's speed relative to the body is
 Ω = h_w/J_s − ĝ·ω (h_w its spin momentum about ĝ); the command u_max·a goes through
-Basilisk's motor rule (saturation, deadband, no driving beyond Ω_max) and the bearing
+Basilisk's motor rule (saturation at the same u_max, the episode's, which
+``randomize_torque`` draws; deadband; no driving beyond Ω_max) and the bearing
 friction τ_f(Ω) (Coulomb and viscous; Stribeck is off in every preset) joins it, both at
 the speed of the period's start and held over the period, as Basilisk holds its motor
 torque over a task step (its friction it re-evaluates at every integration stage: the
@@ -62,16 +63,17 @@ def model_constants(name: str) -> np.ndarray:
 
 
 @jitable
-def net_torque(model, u_cmd, h, spin, dt):
+def net_torque(model, u_cmd, u_max, h, spin, dt):
     """A real wheel's net torque on itself (N·m) over a period ``dt`` (s): Basilisk's motor
-    torque for the command ``u_cmd`` plus the bearing friction, at the relative speed
+    torque for the command ``u_cmd``, saturated at ``u_max`` (the episode's limit: the
+    preset's, × (1 ± r) with ``randomize_torque`` r), plus the bearing friction, at the relative speed
     Ω = h/J_s − ``spin`` (``spin`` = ĝ·ω, the body's rate about the wheel's axis, rad/s;
     ``h`` its spin momentum, N·m·s). The friction is capped at J_s|Ω|/dt, what stops the
     wheel relative to the body within the period: held over a period longer than the
     wheel takes to stop, the Coulomb torque would otherwise drive it backwards and chatter
     (a small wheel's J_s/τ_c is ~0.6 s at 1 rad/s: RW0)."""
     omega = h / model[JS] - spin
-    u = reaction_wheels.motor_torque(u_cmd, omega, model[U_MAX], model[U_MIN], model[OMEGA_MAX])
+    u = reaction_wheels.motor_torque(u_cmd, omega, u_max, model[U_MIN], model[OMEGA_MAX])
     friction = reaction_wheels.friction_torque(
         omega, False, model[COULOMB], model[STATIC], model[BETA], model[VISCOUS], model[OMEGA_LC]
     )
