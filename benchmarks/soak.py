@@ -47,7 +47,6 @@ import gymnasium as gym
 import numpy as np
 
 import rigidrot_gym
-from rigidrot_gym.attitude.scenario import find
 from rigidrot_gym.attitude.task import reward_bounds
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.physics import integrators
@@ -341,10 +340,6 @@ def main(argv: list[str] | None = None) -> int:
     methods = [n for n in integrators.names() if n not in report.skipped]
     for env_id in rigidrot_gym.ENV_IDS:
         for name in methods:
-            engine = not isinstance(integrators.get(name), integrators.ComponentMethod)
-            if engine and find(env_id).gyro_model != "none":
-                report.skipped[f"{name} on {env_id}"] = "its gyro integrates rates an engine does not give"
-                continue
             for variant in VARIANTS:
                 env = make_vector(env_id, name, variant)
                 outcome = Outcome(env_id, name, variant, env.num_envs)

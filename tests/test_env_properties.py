@@ -35,7 +35,6 @@ from rigidrot_gym.physics.integrators import ConvergenceError
 
 IDS = rigidrot_gym.ENV_IDS
 TORQUE_METHODS = [n for n in integrators.names() if integrators.get(n).accepts_torque]
-OWN_METHODS = [n for n in TORQUE_METHODS if isinstance(integrators.get(n), integrators.ComponentMethod)]
 REALISM = st.fixed_dictionaries(
     {},
     optional={
@@ -61,10 +60,8 @@ REALISM = st.fixed_dictionaries(
 def configs(draw) -> tuple[str, dict]:
     """An id and valid overrides: integrator, control period, substeps, realism options."""
     env_id = draw(st.sampled_from(IDS))
+    overrides = {"integrator": draw(st.sampled_from(TORQUE_METHODS)), **draw(REALISM)}
     scenario = find(env_id)
-    # an engine gives no state within a period, whose rates a gyro integrates
-    methods = TORQUE_METHODS if scenario.gyro_model == "none" else OWN_METHODS
-    overrides = {"integrator": draw(st.sampled_from(methods)), **draw(REALISM)}
     if scenario.observe != "truth":  # its sensors replace the [sensors] table's Gaussian noise
         for name in ("attitude_noise_deg", "rate_noise", "rate_bias"):
             overrides.pop(name, None)

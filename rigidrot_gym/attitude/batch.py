@@ -174,12 +174,6 @@ class AttitudeBatch:
                 f"it cannot switch the magnetorquers within it (magnetorquer_duty_cycle "
                 f"{scenario.magnetorquer_duty_cycle!r}); use one of the library's methods"
             )
-        if self.features.gyro and not own_method:
-            raise ValueError(
-                f"integrator {scenario.integrator!r} is an engine, which gives the state at the period's end "
-                f"only: the gyro (gyro_model {scenario.gyro_model!r}) reads the body rates integrated over "
-                "the period; use one of the library's methods"
-            )
         if self.num_threads > 1 and (self.features.realistic or not own_method):
             raise ValueError(
                 f"num_threads must be 1 for a scenario with realism options or an engine's method "

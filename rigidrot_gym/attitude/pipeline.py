@@ -481,6 +481,12 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if failed or invalid:
                 return 0, failed, invalid
         if after:
+            if with_gyro and not integrate and call.stepped:  # an engine advanced the bodies
+                for block in prange(blocks):
+                    lo, hi = block * per_block, min(n, (block + 1) * per_block)
+                    integration.integrate_rates_over_period(
+                        torque, call, bodies, work, work.rate_integral, lo, hi
+                    )
             # Every check has passed: the restarting bodies' new episodes can be drawn.
             if call.restart:
                 restart.restart(call, bodies, frames, law, work)

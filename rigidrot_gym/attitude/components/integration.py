@@ -15,7 +15,8 @@ order, as ``rk4``; ω̇ from Euler's equations I ω̇ = τ − ω × Iω
 (:func:`~rigidrot_gym.physics.dynamics.angular_acceleration`) with the torque model the
 method's stages evaluate. Over sub-steps under one torque law the ω̇ terms of neighbours
 cancel, so only the ends of such a stretch (the period's, and the sub-step where a duty
-cycle switches the magnetorquers on) evaluate a torque."""
+cycle switches the magnetorquers on) evaluate a torque. An engine's method gives no state
+within the period: there the rule spans the period (:func:`integrate_rates_over_period`)."""
 
 from __future__ import annotations
 
@@ -118,6 +119,22 @@ def _run(step, torque, call, bodies, work, first, last, lo, hi, source, integral
         _advance(step, torque, call, bodies, work, m, m + 1, lo, hi, source if m == first else None)
         _add_rates(integral, work.staged, h if m + 1 < last else 0.5 * h, lo, hi)
     _add_acceleration(torque, bodies, work, integral, work.staged, last * h, -h * h / 12.0, lo, hi)
+
+
+@jitable
+def integrate_rates_over_period(torque, call, bodies, work, integral, lo, hi):
+    """∫ω dt over the period of bodies ``lo`` … ``hi`` − 1 into ``integral`` (3, N) where an
+    engine's method advanced them, which gives the state at the period's end only: the
+    module docstring's rule over the period as one interval, h = Δt, from ``bodies.state``
+    to ``work.staged`` (its error h⁵/720 ω⁽⁴⁾ against the engine's own motion)."""
+    h = call.dt
+    for c in range(3):
+        for i in jit.bodies(lo, hi):
+            integral[c, i] = 0.0
+    _add_rates(integral, bodies.state, 0.5 * h, lo, hi)
+    _add_rates(integral, work.staged, 0.5 * h, lo, hi)
+    _add_acceleration(torque, bodies, work, integral, bodies.state, 0.0, h * h / 12.0, lo, hi)
+    _add_acceleration(torque, bodies, work, integral, work.staged, h, -h * h / 12.0, lo, hi)
 
 
 @jitable
