@@ -13,6 +13,7 @@ from scipy import stats
 from scipy.spatial.transform import Rotation
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
+from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 from rigidrot_gym.attitude.scenario import ScenarioError
 from rigidrot_gym.physics import mekf
 from rigidrot_gym.physics import quaternion as quat
@@ -141,3 +142,26 @@ def test_info_carries_the_estimate_as_the_single_env_and_every_row_of_the_vector
     np.testing.assert_array_equal(info["estimate_covariance"], kept)
     env.close()
     envs.close()
+    sb3 = AttitudeSB3VecEnv(2, "RigidRot/NadirPoint-v0")
+    sb3.reset()
+    infos = sb3.step(np.zeros((2, 7)))[3]
+    for info in infos:
+        assert info["estimate_covariance"].shape == (6, 6) and info["estimated_attitude"].shape == (4,)
+    sb3.close()
+
+
+def test_nees_is_the_closed_form_and_bad_calls_name_their_argument():
+    # At q̂ = 1 with P = diag(σ_θ² I, σ_β² I), a truth turned by a about x with bias b:
+    # εᵀ P⁻¹ ε = a²/σ_θ² + |b|²/σ_β².
+    sigma_theta, sigma_beta, a, b = 0.01, 1e-5, 0.03, np.array([1e-5, -2e-5, 0.0])
+    estimate = mekf.initial([1.0, 0.0, 0.0, 0.0], sigma_theta, sigma_beta)
+    truth = quat.from_rotvec([a, 0.0, 0.0])
+    assert mekf.nees(estimate, truth, b) == pytest.approx(
+        (a / sigma_theta) ** 2 + (b @ b) / sigma_beta**2, rel=1e-12
+    )
+    with pytest.raises(ValueError, match="estimate must be an Estimate, got None"):
+        mekf.nees(None, truth, b)
+    with pytest.raises(
+        ValueError, match=r"attitude must have the estimate's shape \(4,\), got shape \(2, 4\)"
+    ):
+        mekf.errors(estimate, np.tile(truth, (2, 1)), b)

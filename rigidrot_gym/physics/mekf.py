@@ -421,13 +421,19 @@ def correct_vector(estimate: Estimate, measured, reference, std: float) -> Estim
 def errors(estimate: Estimate, attitude, bias) -> np.ndarray:
     """(..., 6) the estimate's errors against the truth, the filter's state: δϑ, the
     rotation vector of q̂* ⊗ q (rad, the shorter way; exact at any angle, as the filter's
-    attitude residual), and Δβ = β − β̂ (rad/s)."""
+    attitude residual), and Δβ = β − β̂ (rad/s); ``attitude`` (..., 4) and ``bias``
+    (..., 3) of the estimate's batch shape."""
+    q_hat, beta_hat, _ = _checked(estimate)
+    shape = np.shape(estimate.attitude)[:-1]
     q = validation.unit_quaternions(attitude, "attitude")
     beta = validation.vectors(bias, "bias", 3)
-    e = qmul(qconj(tuple(np.moveaxis(estimate.attitude, -1, 0))), tuple(np.moveaxis(q, -1, 0)))
+    for name, a, size in (("attitude", q, 4), ("bias", beta, 3)):
+        if a.shape != shape + (size,):
+            raise ValueError(f"{name} must have the estimate's shape {shape + (size,)}, got shape {a.shape}")
+    e = qmul(qconj(tuple(q_hat.T)), tuple(q.reshape(-1, 4).T))
     sign = np.where(e[0] >= 0.0, 1.0, -1.0)
-    turn = qlog(tuple(sign * c for c in e))
-    return np.concatenate([2.0 * np.stack(turn, axis=-1), beta - estimate.bias], axis=-1)
+    turn = 2.0 * np.stack(qlog(tuple(sign * c for c in e)), axis=-1)
+    return np.concatenate([turn, beta.reshape(-1, 3) - beta_hat], axis=-1).reshape(shape + (STATES,))
 
 
 def nees(estimate: Estimate, attitude, bias) -> np.ndarray:
@@ -436,5 +442,5 @@ def nees(estimate: Estimate, attitude, bias) -> np.ndarray:
     the mean over N bodies lies within χ²₆ₙ's quantiles over N (Bar-Shalom, Li &
     Kirubarajan, *Estimation with Applications to Tracking and Navigation*, 2001, §5.4.2)."""
     e = errors(estimate, attitude, bias)
-    p = validation.finite_floats(estimate.covariance, "estimate.covariance")
+    p = np.asarray(estimate.covariance, dtype=float)  # checked by errors()
     return np.einsum("...i,...i->...", e, np.linalg.solve(p, e[..., None])[..., 0])
