@@ -47,7 +47,7 @@ from rigidrot_gym.attitude.components import (
 from rigidrot_gym.attitude.components.integration import divergence_error, first_failure, valid_state
 from rigidrot_gym.attitude.data import FLAGS, NEAR_TARGET, REWARD, TERMINATED, TRUNCATED, VALUES, Features
 from rigidrot_gym.attitude.draws import sources
-from rigidrot_gym.attitude.result import StepResult, info_of, row_of
+from rigidrot_gym.attitude.result import NO_EXTRAS, StepResult, info_of, row_of
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.starts import (
     BIAS,
@@ -690,7 +690,9 @@ class AttitudeBatch:
         """The last step's arrays: the batch's own (its next call writes new ones); the
         extras, which the batch updates in place, copied."""
         self._handed_out = True
-        extras = {key: value.copy() for key, value in self.extras().items()}
+        extras = self.extras()
+        if extras:
+            extras = {key: value.copy() for key, value in extras.items()}
         return StepResult(self.obs, self._values, self._flags, extras)
 
     def info(self, i: int) -> dict[str, Any]:
@@ -718,6 +720,8 @@ class AttitudeBatch:
           (:func:`~rigidrot_gym.physics.mekf.nees`) and the 3σ bounds are the user's to take.
         """
         e, f = self._equipment, self.features
+        if not (f.wheels or f.gyro or f.magnetometer):  # the plain task's step: nothing to build
+            return NO_EXTRAS
         out: dict[str, np.ndarray] = {}
         if f.wheels:
             out["wheel_momentum"], out["wheel_saturated"] = e.wheel_momentum, e.saturated

@@ -17,6 +17,9 @@ from rigidrot_gym.attitude.data import (
     TRUNCATED,
 )
 
+# A scenario without components that add to ``info``: shared, never written.
+NO_EXTRAS: dict[str, np.ndarray] = {}
+
 
 def _info(
     pointing_error_deg: float, rate: float, success: bool, inside: bool, extras: dict[str, Any] | None = None
@@ -34,13 +37,15 @@ def _info(
     return info
 
 
-def extras_of(extras: dict[str, np.ndarray], i: int) -> dict[str, Any]:
+def extras_of(extras: dict[str, np.ndarray], i: int) -> dict[str, Any] | None:
     """Env i's entries of ``extras`` (arrays over the envs, env first): a copy of its row,
-    or a Python number where the row is one."""
+    or a Python number where the row is one; None without any."""
+    if not extras:
+        return None
     return {key: value[i].copy() if value.ndim > 1 else value[i].item() for key, value in extras.items()}
 
 
-def _column_info(v: list[float], f: list[bool], extras: dict[str, Any]) -> dict[str, Any]:
+def _column_info(v: list[float], f: list[bool], extras: dict[str, Any] | None) -> dict[str, Any]:
     """The ``info`` dict of one env's column of values ``v`` and flags ``f``, as Python
     numbers."""
     return _info(v[POINTING_DEG], v[RATE], f[SUCCESS], f[IN_TOLERANCE], extras)
