@@ -1,0 +1,218 @@
+"""``rigidrot export``: the C and ONNX policies against the agent's own ``predict``, on
+observations of real episodes; a non-finite observation; the command's errors."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rigidrot_gym.control import agents
+from rigidrot_gym.tools import export
+from rigidrot_gym.tools.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMITTED = sorted(p.parent.parent for p in (ROOT / "training" / "agents").glob("*/*/*/args.yml"))
+REORIENT = ROOT / "training" / "agents" / "ppo" / "RigidRot-Reorient-v0_1"
+# Largest |C - predict| and |ONNX - predict| allowed: float32 rounding of a 64x64 tanh MLP
+# (measured: at most 1.61e-6 for C and 1.79e-6 for ONNX over every committed agent's
+# 10,240 observations, both on RigidRot-Detumble-v0_1; a few float32 ulps of 1).
+TOLERANCE = 1e-5
+GCC = ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC"]
+
+
+class Exported:
+    """An agent exported into ``folder``: its C policy compiled and loaded, its ONNX session."""
+
+    def __init__(self, run: Path, folder: Path):
+        import onnxruntime
+
+        self.agent = agents.load(run)
+        self.info = export.export(run, folder)
+        self.folder = folder
+        library = folder / "policy.so"
+        compiled = subprocess.run(
+            [*GCC, "policy.c", "-o", str(library), "-lm"], cwd=folder, capture_output=True, text=True
+        )
+        assert compiled.returncode == 0, compiled.stderr
+        self.lib = ctypes.CDLL(str(library))
+        self.lib.rr_policy.argtypes = [ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_float)]
+        self.lib.rr_policy.restype = ctypes.c_int
+        self.session = onnxruntime.InferenceSession(
+            str(folder / "policy.onnx"), providers=["CPUExecutionProvider"]
+        )
+
+    def c(self, observation: np.ndarray, action: np.ndarray) -> int:
+        """rr_policy on one observation, into ``action`` (float32, written in place)."""
+        obs = np.ascontiguousarray(observation, dtype=np.float32)
+        pointer = ctypes.POINTER(ctypes.c_float)
+        return self.lib.rr_policy(obs.ctypes.data_as(pointer), action.ctypes.data_as(pointer))
+
+    def c_batch(self, observations: np.ndarray) -> np.ndarray:
+        actions = np.empty((len(observations), self.info["action_size"]), dtype=np.float32)
+        for obs, action in zip(observations, actions, strict=True):
+            assert self.c(obs, action) == 0
+        return actions
+
+    def onnx(self, observations: np.ndarray) -> np.ndarray:
+        return self.session.run(["action"], {"observation": observations.astype(np.float32)})[0]
+
+
+def _episodes(agent, envs: int = 64, steps: int = 160) -> np.ndarray:
+    """(envs * steps, n) observations of the agent's own episodes (the agent acting, a
+    finished env reset within the step), in the env it was trained on."""
+    from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
+
+    venv = AttitudeSB3VecEnv(envs, agent.config["env"], **agent.config["env_kwargs"])
+    venv.seed(12345)
+    obs = venv.reset()
+    seen = []
+    for _ in range(steps):
+        seen.append(obs.copy())
+        action, _ = agent.predict(obs, deterministic=True)
+        obs, _, _, _ = venv.step(action)
+    venv.close()
+    return np.concatenate(seen).astype(np.float32)
+
+
+def _gcc() -> None:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+
+
+@pytest.fixture(scope="module")
+def reorient(tmp_path_factory) -> Exported:
+    _gcc()
+    return Exported(REORIENT, tmp_path_factory.mktemp("reorient"))
+
+
+def _differences(exported: Exported, observations: np.ndarray) -> tuple[float, float]:
+    """Largest |C - predict| and |ONNX - predict| over ``observations``."""
+    expected, _ = exported.agent.predict(observations, deterministic=True)
+    c = np.max(np.abs(exported.c_batch(observations) - expected))
+    onnx = np.max(np.abs(exported.onnx(observations) - expected))
+    return float(c), float(onnx)
+
+
+@pytest.mark.slow
+def test_c_and_onnx_give_the_agent_s_actions_on_its_episodes(reorient):
+    observations = _episodes(reorient.agent)
+    assert len(observations) >= 10_000
+    c, onnx = _differences(reorient, observations)
+    print(f"{reorient.agent.name}: {len(observations)} observations, max |C - predict| {c:.2e}, ", end="")
+    print(f"|ONNX - predict| {onnx:.2e}")
+    assert c < TOLERANCE and onnx < TOLERANCE
+
+
+@pytest.mark.slow
+def test_the_clipping_of_the_normaliser_and_of_the_action_is_exported(reorient):
+    # Observations beyond anything seen in training: the normalised ones pass clip_obs and
+    # the network's raw output leaves [-1, 1], so both clips decide the action.
+    rng = np.random.default_rng(0)
+    observations = rng.uniform(-50.0, 50.0, (2000, reorient.info["observation_size"])).astype(np.float32)
+    expected, _ = reorient.agent.predict(observations, deterministic=True)
+    assert np.mean(np.abs(expected) == 1.0) > 0.1  # the action clip is exercised
+    c, onnx = _differences(reorient, observations)
+    assert c < TOLERANCE and onnx < TOLERANCE
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_observation_is_refused_and_writes_no_action(reorient, value):
+    n, m = reorient.info["observation_size"], reorient.info["action_size"]
+    for column in range(n):
+        observation = np.full(n, 0.1, dtype=np.float32)
+        observation[column] = value
+        action = np.full(m, 7.0, dtype=np.float32)
+        assert reorient.c(observation, action) != 0
+        assert np.all(action == 7.0)
+
+
+@pytest.mark.slow
+def test_onnx_has_one_batched_float_input_and_output(reorient):
+    (given,), (taken,) = reorient.session.get_inputs(), reorient.session.get_outputs()
+    n, m = reorient.info["observation_size"], reorient.info["action_size"]
+    assert (given.name, given.type, given.shape[1]) == ("observation", "tensor(float)", n)
+    assert (taken.name, taken.type, taken.shape[1]) == ("action", "tensor(float)", m)
+    assert isinstance(given.shape[0], str)  # any batch size
+    assert reorient.onnx(np.zeros((5, n))).shape == (5, m)
+
+
+@pytest.mark.slow
+def test_policy_json_describes_the_env_and_the_budget(reorient):
+    import gymnasium as gym
+
+    info = json.loads((reorient.folder / "policy.json").read_text())
+    config = reorient.agent.config
+    env = gym.make(config["env"], **config["env_kwargs"])
+    assert (info["env"], info["env_kwargs"]) == (config["env"], config["env_kwargs"])
+    assert info["observation_size"] == env.observation_space.shape[0]
+    assert info["action_size"] == env.action_space.shape[0]
+    assert info["dt"] == env.unwrapped.scenario.dt
+    blocks = env.unwrapped.observation_columns()
+    assert [c["name"] for c in info["observation_columns"]] == [b.name for b in blocks]
+    spans = [(b.columns.start, b.columns.stop) for b in blocks]
+    assert [tuple(c["columns"]) for c in info["observation_columns"]] == spans
+    assert all(c["meaning"] for c in info["observation_columns"])
+    # the budget against torch's own count of the actor's parameters
+    policy = reorient.agent.model.policy
+    actor = [*policy.mlp_extractor.policy_net.parameters(), *policy.action_net.parameters()]
+    budget = info["budget"]
+    assert budget["parameters"] == sum(p.numel() for p in actor)
+    assert budget["weight_bytes"] == 4 * budget["parameters"]
+    assert budget["multiply_adds"] == sum(p.numel() for p in actor if p.dim() == 2)
+    print(f"{reorient.agent.name}: {budget}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_every_committed_agent_exports_to_its_own_actions(run, tmp_path):
+    _gcc()
+    exported = Exported(run, tmp_path)
+    observations = _episodes(exported.agent)
+    c, onnx = _differences(exported, observations)
+    print(f"{exported.agent.name}: {len(observations)} observations, max |C - predict| {c:.2e}, ", end="")
+    print(f"|ONNX - predict| {onnx:.2e}")
+    assert c < TOLERANCE and onnx < TOLERANCE
+
+
+def test_algorithms_not_exported_yet_are_refused_by_name():
+    for algo in ("sac", "td3"):
+        agent = agents.Agent(model=None, config={"algo": algo, "env": "RigidRot/Reorient-v0"})
+        with pytest.raises(ValueError, match=algo.upper()):
+            export.policy_of(agent)
+
+
+def test_export_of_a_missing_folder_is_a_one_line_error(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["export", str(tmp_path / "missing"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rigidrot: error: ") and "no such folder" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_export_of_a_folder_that_is_not_a_run_is_a_one_line_error(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["export", str(tmp_path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rigidrot: error: ") and "args.yml" in err and err.count("\n") == 1
+    assert not out.exists()
+
+
+def test_a_missing_extra_is_named_before_any_work(tmp_path, monkeypatch, capsys):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "onnxscript" else real(name, *a)
+    )
+    out = tmp_path / "out"
+    assert main(["export", str(REORIENT), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "[export]" in err and "onnxscript" in err and err.count("\n") == 1
+    assert not out.exists()
