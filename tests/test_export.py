@@ -181,11 +181,40 @@ def test_every_committed_agent_exports_to_its_own_actions(run, tmp_path):
     assert c < TOLERANCE and onnx < TOLERANCE
 
 
-def test_algorithms_not_exported_yet_are_refused_by_name():
-    for algo in ("sac", "td3"):
-        agent = agents.Agent(model=None, config={"algo": algo, "env": "RigidRot/Reorient-v0"})
-        with pytest.raises(ValueError, match=algo.upper()):
-            export.policy_of(agent)
+def test_an_algorithm_not_exported_is_refused_by_name():
+    agent = agents.Agent(model=None, config={"algo": "a2c", "env": "RigidRot/Reorient-v0"})
+    with pytest.raises(ValueError, match="A2C"):
+        export.policy_of(agent)
+
+
+# The tiny runs of tests/test_training.py: an untrained actor is as good a test of the
+# export as a trained one (the same layers, random weights).
+TINY = {
+    "sac": ["n_envs:2", "learning_starts:64", "batch_size:32", "buffer_size:1000"],
+    "td3": ["n_envs:2", "learning_starts:64", "batch_size:32", "buffer_size:1000"],
+}
+
+
+@pytest.mark.slow
+@pytest.mark.training
+@pytest.mark.parametrize("algo", ["sac", "td3"])
+def test_sac_and_td3_export_to_their_own_squashed_rescaled_actions(algo, tmp_path, monkeypatch):
+    import importlib.util
+
+    _gcc()
+    monkeypatch.chdir(ROOT)
+    spec = importlib.util.spec_from_file_location("train", ROOT / "training" / "train.py")
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    argv = ["--algo", algo, "--env", "RigidRot/Reorient-v0", "--seed", "1", "-f", str(tmp_path), "-n", "256"]
+    train.main([*argv, "--eval-freq", "-1", "--verbose", "0", "--hyperparams", *TINY[algo]])
+    exported = Exported(tmp_path / algo / "RigidRot-Reorient-v0_1", tmp_path / "export")
+    assert exported.info["action_output"] == "unscale"
+    observations = _episodes(exported.agent)
+    far = np.random.default_rng(1).uniform(-50.0, 50.0, (2000, observations.shape[1])).astype(np.float32)
+    c, onnx = _differences(exported, np.concatenate([observations, far]))
+    print(f"{exported.agent.name}: max |C - predict| {c:.2e}, |ONNX - predict| {onnx:.2e}")
+    assert c < TOLERANCE and onnx < TOLERANCE
 
 
 def test_export_of_a_missing_folder_is_a_one_line_error(tmp_path, capsys):

@@ -13,9 +13,10 @@ committed agents are in ``training/agents/``) it writes into ``--out``:
 
 Both give the deterministic action of the agent's ``predict(obs, deterministic=True)``
 (:class:`rigidrot_gym.control.agents.Agent`): the ``VecNormalize`` observation normaliser
-(clipped to its ``clip_obs``), the actor network, and the clipping of the action to the
-action space that SB3's ``predict`` applies to a ``Box``. PPO only for now: SAC and TD3
-are refused by name. Needs the ``[train]`` and ``[export]`` extras.
+(clipped to its ``clip_obs``), the actor network, and what SB3's ``predict`` does to a
+``Box`` action: PPO's clipped to the action space, SAC's and TD3's (tanh-squashed)
+rescaled to it. PPO, SAC and TD3 MLP policies. Needs the ``[train]`` and ``[export]``
+extras.
 """
 
 from __future__ import annotations
@@ -38,15 +39,16 @@ computer: policy.onnx (input "observation" float32 [batch, n], output "action" f
 [batch, m]), policy.h and policy.c (C99, no allocation, int rr_policy(const float
 *observation, float *action)) and policy.json (env, sizes, observation columns, control
 period, parameters, bytes, multiply-adds). Both give the agent's deterministic action:
-observation normaliser and action clipping included. PPO agents only, for now. Needs the
-[train] and [export] extras.
+observation normaliser and action clipping (PPO) or rescaling (SAC, TD3) included.
+PPO, SAC and TD3 agents. Needs the [train] and [export] extras.
 
 example: rigidrot export training/agents/ppo/RigidRot-Reorient-v0_1 --out outputs/export"""
 
-# The algorithms whose deterministic action is exported: PPO's is the Gaussian's mean,
-# action_net(mlp_extractor.policy_net(features)), clipped to the Box. SAC squashes with
-# tanh and TD3 has its own actor: their export is not written yet.
-EXPORTED = ("ppo",)
+# The algorithms whose deterministic action is exported. PPO's is the Gaussian's mean,
+# action_net(mlp_extractor.policy_net(features)), clipped to the Box by predict; SAC's the
+# squashed Gaussian's mode, tanh(mu(latent_pi(features))), TD3's its actor mu(features)
+# (ending in tanh): both rescaled from [-1, 1] to the Box by predict, not clipped.
+EXPORTED = ("ppo", "sac", "td3")
 # torch activations -> (C expression of x, ONNX-exportable in torch as is)
 _ACTIVATIONS = {"Tanh": "tanhf({x})", "ReLU": "({x} > 0.0f ? {x} : 0.0f)"}
 
@@ -64,7 +66,9 @@ class Layer:
 @dataclass(frozen=True)
 class Policy:
     """An agent's deterministic policy as plain arrays: the normaliser (``mean``, ``std``
-    and ``clip`` of the observation; None without one), the layers, the action bounds."""
+    and ``clip`` of the observation; None without one), the layers, the action bounds and
+    what the last layer's output becomes: ``"clip"``ped to them (PPO) or ``"unscale"``d
+    from [-1, 1] to them (SAC, TD3: ``low + (y + 1) (high - low) / 2``)."""
 
     layers: tuple[Layer, ...]
     low: np.ndarray
@@ -72,6 +76,7 @@ class Policy:
     mean: np.ndarray | None = None
     std: np.ndarray | None = None
     clip: float | None = None
+    output: str = "clip"
 
     @property
     def observation_size(self) -> int:
@@ -99,12 +104,30 @@ class Policy:
         }
 
 
+def _actor(agent: Agent) -> tuple[list, str]:
+    """The torch modules of the agent's deterministic action in order (the agent's own,
+    not copies), and what predict does with their output (``"clip"`` or ``"unscale"``)."""
+    import torch
+
+    algo, policy = agent.config.get("algo"), agent.model.policy
+    if algo == "ppo":
+        if policy.squash_output:
+            raise ValueError(f"{agent.name}: a PPO policy with squash_output (gSDE) is not exported")
+        return [policy.pi_features_extractor, *policy.mlp_extractor.policy_net, policy.action_net], "clip"
+    if getattr(policy.actor, "use_sde", False):
+        raise ValueError(f"{agent.name}: a SAC actor with gSDE is not exported")
+    if algo == "sac":
+        actor = policy.actor
+        return [actor.features_extractor, *actor.latent_pi, actor.mu, torch.nn.Tanh()], "unscale"
+    return [policy.actor.features_extractor, *policy.actor.mu], "unscale"
+
+
 def policy_of(agent: Agent) -> Policy:
     """The deterministic policy of a loaded agent (:func:`rigidrot_gym.control.agents.load`).
 
     Raises:
-        ValueError: for an algorithm other than PPO, a policy that is not an MLP on a flat
-            ``Box`` observation, or an activation other than Tanh and ReLU.
+        ValueError: for an algorithm other than PPO, SAC and TD3, a policy that is not an
+            MLP on a flat ``Box`` observation, or an activation other than Tanh and ReLU.
     """
     from gymnasium import spaces
     from stable_baselines3.common.torch_layers import FlattenExtractor
@@ -115,16 +138,15 @@ def policy_of(agent: Agent) -> Policy:
         raise ValueError(
             f"{agent.name}: exporting {str(algo).upper()} agents is not supported yet ({supported} only)"
         )
-    policy = agent.model.policy
     obs_space, action_space = agent.model.observation_space, agent.model.action_space
     if not isinstance(obs_space, spaces.Box) or len(obs_space.shape) != 1:
         raise ValueError(f"{agent.name}: expected a flat Box observation space, got {obs_space}")
-    if not isinstance(action_space, spaces.Box) or policy.squash_output:
-        raise ValueError(f"{agent.name}: expected an unsquashed Box action space, got {action_space}")
-    if not isinstance(policy.pi_features_extractor, FlattenExtractor):
-        raise ValueError(f"{agent.name}: expected SB3's FlattenExtractor, got {policy.pi_features_extractor}")
+    if not isinstance(action_space, spaces.Box):
+        raise ValueError(f"{agent.name}: expected a Box action space, got {action_space}")
+    (features, *modules), output = _actor(agent)
+    if not isinstance(features, FlattenExtractor):
+        raise ValueError(f"{agent.name}: expected SB3's FlattenExtractor, got {features}")
     layers = []
-    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
     for module in modules:
         name = type(module).__name__
         if name == "Linear":
@@ -144,7 +166,7 @@ def policy_of(agent: Agent) -> Policy:
         clip = float(normalizer.clip_obs)
     low = action_space.low.astype(np.float32)
     high = action_space.high.astype(np.float32)
-    result = Policy(tuple(layers), low, high, mean, std, clip)
+    result = Policy(tuple(layers), low, high, mean, std, clip, output)
     arrays = [low, high, *(a for layer in layers for a in (layer.weight, layer.bias))]
     arrays += [] if mean is None else [mean, std, np.float32(clip)]
     # An infinite bound or weight has no C literal, and would make every action NaN or inf.
@@ -155,14 +177,11 @@ def policy_of(agent: Agent) -> Policy:
 
 def _module(agent: Agent, policy: Policy):
     """A torch module computing the exported action from a raw observation: normalise,
-    clip, the actor (copies of the agent's own modules), clip to the action space."""
+    clip, the actor (copies of the agent's own modules), then clip to the action space or
+    rescale to it."""
     import torch
 
-    source = agent.model.policy
-    actor = torch.nn.Sequential(
-        *copy.deepcopy(source.mlp_extractor.policy_net), copy.deepcopy(source.action_net)
-    )
-    actor = actor.float()
+    actor = torch.nn.Sequential(*copy.deepcopy(_actor(agent)[0][1:])).float()
 
     class Exported(torch.nn.Module):
         def __init__(self):
@@ -176,13 +195,17 @@ def _module(agent: Agent, policy: Policy):
             self.register_buffer("low", torch.from_numpy(policy.low.copy()))
             self.register_buffer("high", torch.from_numpy(policy.high.copy()))
             self.clip = policy.clip
+            self.output = policy.output
 
         def forward(self, observation):
             x = (observation - self.mean) / self.std
             if self.clip is not None:
                 x = torch.clamp(x, -self.clip, self.clip)
+            y = self.actor(x)
+            if self.output == "unscale":  # as BasePolicy.unscale_action
+                return self.low + 0.5 * (y + 1.0) * (self.high - self.low)
             # minimum/maximum rather than clamp: the bounds are per-column tensors.
-            return torch.maximum(torch.minimum(self.actor(x), self.high), self.low)
+            return torch.maximum(torch.minimum(y, self.high), self.low)
 
     return Exported().eval()
 
@@ -331,16 +354,22 @@ int rr_policy(const float *observation, float *action);
             lines.append(f"        {other}[i] = {expr};")
             lines.append("    }")
         current, other = other, current
-    lines += [
-        "    /* predict() clips the action to the action space (a Box). */",
-        f"    for (i = 0; i < {m}; ++i) {{",
-        f"        float u = {current}[i];",
-        "        action[i] = u < rr_low[i] ? rr_low[i] : (u > rr_high[i] ? rr_high[i] : u);",
-        "    }",
-        "    return 0;",
-        "}",
-        "",
-    ]
+    if policy.output == "unscale":
+        step = [
+            "    /* predict() rescales the squashed action from [-1, 1] to the action space. */",
+            f"    for (i = 0; i < {m}; ++i) {{",
+            f"        action[i] = rr_low[i] + 0.5f * ({current}[i] + 1.0f) * (rr_high[i] - rr_low[i]);",
+            "    }",
+        ]
+    else:
+        step = [
+            "    /* predict() clips the action to the action space (a Box). */",
+            f"    for (i = 0; i < {m}; ++i) {{",
+            f"        float u = {current}[i];",
+            "        action[i] = u < rr_low[i] ? rr_low[i] : (u > rr_high[i] ? rr_high[i] : u);",
+            "    }",
+        ]
+    lines += [*step, "    return 0;", "}", ""]
     return header, "\n".join(lines)
 
 
@@ -379,6 +408,7 @@ def description(agent: Agent, policy: Policy) -> dict:
         "action_high": [float(v) for v in policy.high],
         "dt": float(scenario.dt),
         "normalizer": None if policy.mean is None else {"clip": policy.clip},
+        "action_output": policy.output,
         "budget": policy.budget(),
     }
 
