@@ -28,13 +28,16 @@ GCC = ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPI
 
 
 class Exported:
-    """An agent exported into ``folder``: its C policy compiled and loaded, its ONNX session."""
+    """An agent exported into ``folder``: its C policy compiled and loaded, its ONNX session.
+    ``run`` is a run folder (exported as the command does) or a loaded agent."""
 
-    def __init__(self, run: Path, folder: Path):
+    def __init__(self, run: Path | agents.Agent, folder: Path):
         import onnxruntime
 
-        self.agent = agents.load(run)
-        self.info = export.export(run, folder)
+        if isinstance(run, agents.Agent):
+            self.agent, self.info = run, export.write(run, folder)
+        else:
+            self.agent, self.info = agents.load(run), export.export(run, folder)
         self.folder = folder
         library = folder / "policy.so"
         compiled = subprocess.run(
@@ -183,6 +186,20 @@ def test_every_committed_agent_exports_to_its_own_actions(run, tmp_path):
     c, onnx = _differences(exported, observations)
     print(f"{exported.agent.name}: {len(observations)} observations, max |C - predict| {c:.2e}, ", end="")
     print(f"|ONNX - predict| {onnx:.2e}")
+    assert c < TOLERANCE and onnx < TOLERANCE
+
+
+@pytest.mark.slow
+def test_an_agent_without_an_observation_normaliser_exports_without_one(tmp_path):
+    # Reorient-v0_1's model taking the raw observations (as a run without --normalize would)
+    _gcc()
+    trained = agents.load(REORIENT)
+    bare = agents.Agent(trained.model, None, trained.config, name="bare")
+    exported = Exported(bare, tmp_path)
+    assert "rr_mean" not in (tmp_path / "policy.c").read_text()
+    assert exported.info["normalizer"] is None and exported.info["dt"] == 0.2
+    observations = _episodes(trained, envs=16, steps=100)
+    c, onnx = _differences(exported, observations)
     assert c < TOLERANCE and onnx < TOLERANCE
 
 

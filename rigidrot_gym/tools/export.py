@@ -455,6 +455,17 @@ def export(run_dir: str | Path, out: str | Path) -> dict:
         agent = agents.load(run_dir)
     except FileNotFoundError as err:
         raise ValueError(str(err)) from None
+    return write(agent, out)
+
+
+def write(agent: Agent, out: str | Path) -> dict:
+    """Writes the four files of a loaded ``agent`` into ``out`` (created if missing) and
+    returns ``policy.json``'s content; :func:`export` from a run folder.
+
+    Raises:
+        ValueError: for an agent that cannot be exported (:func:`policy_of`).
+    """
+    out = Path(out)
     policy = policy_of(agent)
     out.mkdir(parents=True, exist_ok=True)
     write_onnx(agent, policy, out / "policy.onnx")
