@@ -49,7 +49,7 @@ example: rigidrot export training/agents/ppo/RigidRot-Reorient-v0_1 --out output
 # squashed Gaussian's mode, tanh(mu(latent_pi(features))), TD3's its actor mu(features)
 # (ending in tanh): both rescaled from [-1, 1] to the Box by predict, not clipped.
 EXPORTED = ("ppo", "sac", "td3")
-# torch activations -> (C expression of x, ONNX-exportable in torch as is)
+# The activations exported (torch class name -> the C expression of x); tanhf is C99 <math.h>.
 _ACTIVATIONS = {"Tanh": "tanhf({x})", "ReLU": "({x} > 0.0f ? {x} : 0.0f)"}
 
 
