@@ -26,7 +26,7 @@ BIN = VENV / ("Scripts" if sys.platform == "win32" else "bin")
 # several GB of CUDA packages.
 INSTALLS = {
     "demo": [["-e", ".[render,mujoco,basilisk]"]],
-    "test": [["torch==2.13.0"], ["-e", ".[render,train,dev,ray,rllib,mujoco,basilisk,docs]"]],
+    "test": [["torch==2.13.0"], ["-e", ".[render,train,export,dev,ray,rllib,mujoco,basilisk,docs]"]],
 }
 # The installs that hold everything a command needs.
 SUFFICES = {"demo": ("demo", "test"), "test": ("test",)}

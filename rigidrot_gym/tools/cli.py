@@ -1,5 +1,5 @@
 """The ``rigidrot`` command line: ``rigidrot demo``, ``compile``, ``simulate``, ``crosscheck``,
-``train``, ``evaluate`` and ``bench``.
+``train``, ``evaluate``, ``export`` and ``bench``.
 
 Every sub-command documents itself (``rigidrot COMMAND --help``, defaults shown). Tools
 that write files write them into ``outputs/<tool>/`` unless ``--out`` names another folder;
@@ -89,6 +89,12 @@ def _evaluate(args: argparse.Namespace) -> None:
     from rigidrot_gym.tools import evaluate
 
     evaluate.run(args)
+
+
+def _export(args: argparse.Namespace) -> None:
+    from rigidrot_gym.tools import export
+
+    print(export.run(args.run_dir, Path(args.out)))
 
 
 def _bench_accuracy(args: argparse.Namespace) -> None:
@@ -319,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rigidrot",
         description="Accurate rigid-body rotation: run the demo, integrate one body, cross-check PyBullet,\n"
-        "train and evaluate agents, benchmark the integrators and the controllers.\n"
+        "train, evaluate and export agents, benchmark the integrators and the controllers.\n"
         "`rigidrot COMMAND --help` explains a command.",
         formatter_class=_Formatter,
     )
@@ -426,7 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_training(sub: argparse._SubParsersAction) -> None:
     """``rigidrot train`` (its options are rl_zoo3.train's, passed on unparsed: see
-    :func:`main`) and ``rigidrot evaluate``."""
+    :func:`main`), ``rigidrot evaluate`` and ``rigidrot export``."""
     from rigidrot_gym.tools import evaluate, train
 
     tr = _command(
@@ -445,6 +451,22 @@ def _add_training(sub: argparse._SubParsersAction) -> None:
         _evaluate,
     )
     evaluate.add_arguments(ev)
+    from rigidrot_gym.tools import export
+
+    ex = _command(
+        sub,
+        "export",
+        "a trained agent as ONNX and dependency-free C for a flight computer",
+        export.DESCRIPTION,
+        _export,
+    )
+    ex.add_argument(
+        "run_dir",
+        type=Path,
+        metavar="RUN",
+        help="a run folder of rigidrot train, training/train.py or rl_zoo3.train",
+    )
+    _out(ex, "export")
 
 
 # What the long commands take on a 2-core machine in full (not --quick), said before they
