@@ -108,16 +108,6 @@ def _differences(exported: Exported, observations: np.ndarray) -> tuple[float, f
 
 
 @pytest.mark.slow
-def test_c_and_onnx_give_the_agent_s_actions_on_its_episodes(reorient):
-    observations = _episodes(reorient.agent)
-    assert len(observations) >= 10_000
-    c, onnx = _differences(reorient, observations)
-    print(f"{reorient.agent.name}: {len(observations)} observations, max |C - predict| {c:.2e}, ", end="")
-    print(f"|ONNX - predict| {onnx:.2e}")
-    assert c < TOLERANCE and onnx < TOLERANCE
-
-
-@pytest.mark.slow
 def test_the_clipping_of_the_normaliser_and_of_the_action_is_exported(reorient):
     # Observations beyond anything seen in training: the normalised ones pass clip_obs and
     # the network's raw output leaves [-1, 1], so both clips decide the action.
@@ -183,6 +173,7 @@ def test_every_committed_agent_exports_to_its_own_actions(run, tmp_path):
     _gcc()
     exported = Exported(run, tmp_path)
     observations = _episodes(exported.agent)
+    assert len(observations) >= 10_000
     c, onnx = _differences(exported, observations)
     print(f"{exported.agent.name}: {len(observations)} observations, max |C - predict| {c:.2e}, ", end="")
     print(f"|ONNX - predict| {onnx:.2e}")
