@@ -51,7 +51,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from rigidrot_gym.physics import validation
+from rigidrot_gym.physics import quaternion, validation
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.gyro import GyroModel
 from rigidrot_gym.physics.jit import jitable, kernel
@@ -430,9 +430,7 @@ def errors(estimate: Estimate, attitude, bias) -> np.ndarray:
     for name, a, size in (("attitude", q, 4), ("bias", beta, 3)):
         if a.shape != shape + (size,):
             raise ValueError(f"{name} must have the estimate's shape {shape + (size,)}, got shape {a.shape}")
-    e = qmul(qconj(tuple(q_hat.T)), tuple(q.reshape(-1, 4).T))
-    sign = np.where(e[0] >= 0.0, 1.0, -1.0)
-    turn = 2.0 * np.stack(qlog(tuple(sign * c for c in e)), axis=-1)
+    turn = quaternion.as_rotvec(quaternion.multiply(quaternion.conjugate(q_hat), q.reshape(-1, 4)))
     return np.concatenate([turn, beta.reshape(-1, 3) - beta_hat], axis=-1).reshape(shape + (STATES,))
 
 
