@@ -310,7 +310,7 @@ class AttitudeBatch:
         (its ``reset``, in the list's order: the body itself with domain randomisation, wheel
         momenta, sensor bias, disturbances, orbit phase and mean anomaly …) from the variates
         drawn for them, by name (:func:`~rigidrot_gym.attitude.starts.realism_draws`)."""
-        episode = Episode(self, self._equipment, self._nominal, rows, realism_draws(variates))
+        episode = Episode(self, self._equipment, self._nominal, rows, realism_draws(variates, self.scenario))
         for reset in RESETS:
             reset(episode)
 

@@ -141,6 +141,7 @@ COMPONENT = Component(
     ),
     switch="[randomization]",
     reset=_reset,
+    realism_block=True,
     draws=(
         Draw("turn_axis", 3, normal=True),
         Draw("inertia", 3),

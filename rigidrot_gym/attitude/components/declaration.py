@@ -139,7 +139,10 @@ class Component:
         state: its fields of ``Equipment`` (:class:`State`).
         reset: its per-episode start, ``reset(episode)`` (:class:`Episode`), with realism
             options on.
-        draws: its per-episode variates (:class:`Draw`).
+        draws: its per-episode variates (:class:`Draw`); with ``realism_block``, in the
+            block every realistic scenario draws, on or not (the components' of before
+            the declarations: their places are every realistic id's); else drawn only
+            where it is on, after every draw before it (so that no existing id's change).
         step_pairs: pairs of standard normals per step of a body's noise stream, and
             ``noisy``, the name of the feature that says the stream is drawn for it.
         navigation_normals, start_normals: normals per step of a body's navigation stream,
@@ -161,6 +164,7 @@ class Component:
     state: tuple[State, ...] = ()
     reset: Callable[[Episode], None] | None = None
     draws: tuple[Draw, ...] = ()
+    realism_block: bool = False
     step_pairs: int = 0
     noisy: str = ""
     navigation_normals: int = 0

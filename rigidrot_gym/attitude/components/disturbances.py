@@ -124,6 +124,7 @@ COMPONENT = Component(
         ),
     ),
     reset=_reset,
+    realism_block=True,
     draws=(Draw("constant", 3, normal=True), Draw("walk", 3, normal=True)),
     step_pairs=2,
     noisy="random_walk",

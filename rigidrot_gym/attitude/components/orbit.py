@@ -211,5 +211,6 @@ COMPONENT = Component(
         ),
     ),
     reset=_reset,
+    realism_block=True,
     draws=(Draw("phase", 1),),
 )

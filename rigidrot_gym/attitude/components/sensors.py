@@ -114,6 +114,7 @@ COMPONENT = Component(
         ),
     ),
     reset=_reset,
+    realism_block=True,
     draws=(Draw("bias", 3, normal=True),),
     step_pairs=3,  # the attitude's three normals, then the rates'
     noisy="sensors",
