@@ -107,6 +107,14 @@ def test_the_noise_streams_keep_their_places():
     )
 
 
+def test_a_component_reads_its_places_in_the_streams_by_its_name():
+    assert variates.gyro__navigation == variates.GYRO_NORMALS
+    assert variates.sensors__step == variates.SENSOR_PAIRS
+    assert components.NOISE["navigation.start"] == variates.navigation__start == 24
+    with pytest.raises(AttributeError):
+        variates.toy__step  # noqa: B018 (the attribute access is the test)
+
+
 def test_the_observation_blocks_follow_the_list():
     names = [b.name for b in task._BLOCKS]
     assert names == [

@@ -44,11 +44,16 @@ _LAYOUT = {
 
 
 def __getattr__(name: str) -> int:
-    """The noise layout's places by the names the compiled code reads (:data:`_LAYOUT`)."""
-    if name in _LAYOUT:
+    """The noise layout's places by the names the compiled code reads: those of
+    ``_LAYOUT``, or any of ``components.NOISE`` with its dot written ``__``
+    (``variates.thrusters__step``: a new component reads its own without an edit here)."""
+    # Dunder names (the import system's probes) never load the list: it may be loading.
+    if name in _LAYOUT or ("__" in name and not name.startswith("_")):
         from rigidrot_gym.attitude.components import NOISE
 
-        return NOISE[_LAYOUT[name]]
+        key = _LAYOUT.get(name, name.replace("__", "."))
+        if key in NOISE:
+            return NOISE[key]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
