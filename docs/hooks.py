@@ -105,6 +105,7 @@ def on_files(files: Files, config, **kwargs) -> Files:
 MARKERS = {
     "<!-- rigidrot:methods -->": lambda: _methods_table(),
     "<!-- rigidrot:environments -->": lambda: _environments_table(),
+    "<!-- rigidrot:components -->": lambda: _components_table(),
 }
 
 
@@ -168,6 +169,12 @@ def _environments_table() -> str:
         page = environment_page(path).removeprefix("environments/")
         rows.append(f"| [`{s.id}`]({page}) | {s.description} | `envs/{path.name}` |")
     return "| id | task | scenario file |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+def _components_table() -> str:
+    from rigidrot_gym.attitude.components import reference
+
+    return reference()
 
 
 def _format_markdown() -> str:

@@ -27,7 +27,8 @@ import numpy as np
 import pytest
 
 from rigidrot_gym.attitude import scenario as scenario_module
-from rigidrot_gym.attitude.scenario import FIELDS, Scenario, ScenarioError, Simulation, Wheels, load
+from rigidrot_gym.attitude.components.wheels import Wheels
+from rigidrot_gym.attitude.scenario import FIELDS, Scenario, ScenarioError, Simulation, load
 from rigidrot_gym.attitude.settings import (
     REQUIRED,
     Table,

@@ -28,44 +28,26 @@ from typing import Any
 import numba
 import numpy as np
 
-from rigidrot_gym.attitude import data, pipeline, randomization
+from rigidrot_gym.attitude import data, pipeline
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import (
-    gravity_gradient,
-    gyro,
-    magnetic_field,
-    magnetometer,
-    magnetorquers,
-    navigation,
-    orbit,
-    star_tracker,
-    sun_sensors,
-    sunlight,
-    targets,
-    wheels,
-)
+from rigidrot_gym.attitude.components import gyro, magnetometer, navigation, targets
+from rigidrot_gym.attitude.components.declaration import Build, Episode
 from rigidrot_gym.attitude.components.integration import divergence_error, first_failure, valid_state
-from rigidrot_gym.attitude.data import FLAGS, NEAR_TARGET, REWARD, TERMINATED, TRUNCATED, VALUES, Features
+from rigidrot_gym.attitude.data import (
+    FLAGS,
+    NEAR_TARGET,
+    RESETS,
+    REWARD,
+    TERMINATED,
+    TRUNCATED,
+    VALUES,
+    features_of,
+)
 from rigidrot_gym.attitude.draws import sources
 from rigidrot_gym.attitude.result import NO_EXTRAS, StepResult, info_of, row_of
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.attitude.starts import (
-    BIAS,
-    CONSTANT,
-    INERTIA,
-    KEY,
-    PHASE,
-    TORQUE,
-    TURN_ANGLE,
-    TURN_AXIS,
-    WALK,
-    realism_variates,
-    start_law,
-    start_states,
-    variate_count,
-)
+from rigidrot_gym.attitude.starts import realism_draws, start_law, start_states, variate_count
 from rigidrot_gym.attitude.task import observation_size, rules_of
-from rigidrot_gym.attitude.variates import keys_of
 from rigidrot_gym.physics import integrators, jit, torques, validation
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.inertia import principal_frame
@@ -75,46 +57,6 @@ MAX_BODIES = 2**31 - 1  # bodies in one batch (each holds ~1 kB of state and scr
 # Fewer rows than this share of the batch are observed apart (their own compact arrays),
 # so that a few rows cost a few rows.
 _APART = 0.5
-
-
-def features_of(scenario: Scenario) -> Features:
-    """The components the scenario enables."""
-    s = scenario
-    return Features(
-        wheels=s.wheels,
-        real_wheels=s.wheels and s.wheel_model != "ideal",
-        delay=s.actuation_delay,
-        actuator_noise=bool(s.actuator_noise),
-        disturbances=bool(s.disturbance_constant or s.disturbance_random_walk),
-        random_walk=bool(s.disturbance_random_walk),
-        gravity_gradient=s.gravity_gradient,
-        sensors=bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias),
-        end_on_saturation=s.wheels and s.wheel_terminate_on_saturation,
-        orbit_gravity=s.orbit and s.gravity_gradient,
-        magnetic_field=s.magnetic_field,
-        magnetorquers=s.magnetorquers,
-        duty_cycle=s.magnetorquers and s.magnetorquer_duty_cycle < 1.0,
-        moving_target=s.moving_target,
-        sun_target=s.moving_target and s.target_attitude == "sun",
-        sun=s.sun,
-        energy_reward=bool(s.reward_energy),
-        gyro=s.gyro_model != "none",
-        star_tracker=s.star_tracker_model != "none",
-        estimator=s.observe == "estimate",
-        magnetometer=s.magnetometer_model != "none",
-        sun_sensors=s.sun_sensor_model != "none",
-        observed=navigation.OBSERVED.index(s.observe),
-        # only where there is noise: a plain id's kernel is one, whatever the stream
-        fast_noise=s.random_stream == 1
-        and bool(
-            s.actuator_noise
-            or s.disturbance_random_walk
-            or s.attitude_noise_deg
-            or s.rate_noise
-            or s.rate_bias
-        ),
-        rotated_frames=principal_frame(s.inertia)[1] is not None or bool(s.randomize_inertia_rotation_deg),
-    )
 
 
 def _on_threads(kernel: Callable, threads: int, *args: Any) -> Any:
@@ -220,63 +162,11 @@ class AttitudeBatch:
         self._direct_calls()
 
     def _init_equipment(self) -> None:
-        """The realism components' per-body state and constants (zeros and empty arrays
-        without realism options, which the pipeline never reads)."""
-        s, n, m = self.scenario, self.num_bodies, self.actuators.count
-        gravity_rate, motion, phase_per_period = gravity_gradient.constants(s.gravity, s.dt)
-        sun_model, sun_normals = sun_sensors.constants(s.sun_sensors)
-        field_bias = magnetometer.constants(s.magnetometer)[magnetometer.BIAS_STD]
-        states = navigation.states(field_bias)
-        self._equipment = data.Equipment(
-            keys=np.zeros(n, dtype=np.uint64),
-            bias=np.zeros((n, 3)),
-            # one array: the loads add them; separate names for its rows would be views,
-            # which copies lose
-            disturbances=np.zeros((2, n, 3)),
-            pending=np.zeros((n, m if s.actuation_delay else 0)),
-            wheel_momentum=np.zeros((n, self.actuators.torquing if s.wheels else 0)),
-            saturated=np.zeros(n, dtype=bool),
-            phase=np.zeros(n),
-            anomaly=np.zeros(n),
-            field=np.zeros((n, 3)),
-            target_rate=np.zeros((n, 3)),
-            sunlight=np.zeros((n, sunlight.COLUMNS)),
-            axes=np.ascontiguousarray(self.actuators.axes),
-            sign=self.actuators.sign,
-            max_momentum=self.actuators.max_momentum,
-            actuator_noise=float(s.actuator_noise),
-            walk_std=float(s.disturbance_random_walk),
-            correlation_time=float(s.disturbance_correlation_time),
-            attitude_noise=float(np.radians(s.attitude_noise_deg)),
-            rate_noise=float(s.rate_noise),
-            gravity_rate=gravity_rate,
-            mean_motion=motion,
-            phase_per_period=phase_per_period,
-            end_on_saturation=float(s.reward_unsafe) if s.wheel_terminate_on_saturation else 0.0,
-            orbit=orbit.constants(s.flight),
-            field_model=magnetic_field.constants(s.flight, s.geomagnetism),
-            wheel_model=wheels.model_constants(s.wheel_model),
-            sun_model=sunlight.constants(s.flight),
-            rods_off=magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)
-            if s.magnetorquers
-            else 0,
-            gyro=np.zeros((n if self.features.gyro else 0, gyro.STATE)),
-            gyro_model=gyro.constants(s.gyro),
-            tracker=np.zeros((n if self.features.star_tracker else 0, star_tracker.STATE)),
-            tracker_model=star_tracker.constants(s.star_tracker, s.flight),
-            estimate=np.zeros((n if self.features.estimator else 0, navigation.STATE)),
-            covariance=np.zeros((n if self.features.estimator else 0, states, states)),
-            estimator_model=navigation.constants(
-                s.navigation,
-                gyro.constants(s.gyro)[gyro.INITIAL_BIAS],
-                star_tracker.covariance(s.star_tracker) if self.features.star_tracker else np.zeros((3, 3)),
-                field_bias,
-            ),
-            magnetometer=np.zeros((n if self.features.magnetometer else 0, magnetometer.STATE)),
-            magnetometer_model=magnetometer.constants(s.magnetometer),
-            sun_sensors=np.zeros((n if self.features.sun_sensors else 0, sun_sensors.count(s.sun_sensors))),
-            sun_sensor_model=sun_model,
-            sun_sensor_normals=sun_normals,
+        """The realism components' per-body state and constants, as each declares them
+        (:func:`~rigidrot_gym.attitude.data.equipment_of`): zeros and empty arrays without
+        realism options, which the pipeline never reads."""
+        self._equipment = data.equipment_of(
+            Build(self.scenario, self.num_bodies, self.actuators, self.features)
         )
 
     # ----------------------------------------------------------------- the state
@@ -416,36 +306,13 @@ class AttitudeBatch:
         self.hold[rows] = 0
 
     def _reset_realism(self, rows: np.ndarray, variates: np.ndarray) -> None:
-        """Per-episode draws of the realism options for ``rows``: the body itself (domain
-        randomisation), wheel momenta (zero), sensor bias, disturbances, orbit phase and
-        mean anomaly (one uniform: a circular orbit's phase is its mean anomaly)."""
-        s, e = self.scenario, self._equipment
-        g, u = realism_variates(variates)
-        moments, principal = self._nominal
-        if s.randomize_inertia:
-            rngs = [self._rngs[i] for i in rows.tolist()]
-            fraction = s.randomize_inertia
-            self.moments[rows] = randomization.scaled_moments(moments, fraction, u[:, INERTIA], rngs)
-        if s.randomize_inertia_rotation_deg:
-            turn = np.radians(s.randomize_inertia_rotation_deg)
-            self.principal[rows] = randomization.turned_axes(
-                principal, turn, g[:, TURN_AXIS], u[:, TURN_ANGLE]
-            )
-        if s.randomize_torque:  # the torquing actuators' limits (the rods' when they act alone)
-            m = self.actuators.torquing or self.actuators.count
-            self.max_torque[rows, :m] = randomization.spread(
-                self.actuators.max_torque[:m], s.randomize_torque, u[:, TORQUE][:, :m]
-            )
-        e.keys[rows] = keys_of(u[:, KEY])
-        e.bias[rows] = s.rate_bias * g[:, BIAS]
-        direction = g[:, CONSTANT] / np.linalg.norm(g[:, CONSTANT], axis=-1, keepdims=True)
-        e.disturbances[0, rows] = s.disturbance_constant * direction
-        e.disturbances[1, rows] = s.disturbance_random_walk * g[:, WALK]  # its stationary law
-        gravity_gradient.start(e.phase, rows, u[:, PHASE])
-        orbit.start(e.anomaly, rows, u[:, PHASE])
-        e.pending[rows] = 0.0
-        e.wheel_momentum[rows] = 0.0
-        e.saturated[rows] = False
+        """Per-episode draws of the realism options for ``rows``: each component's start
+        (its ``reset``, in the list's order: the body itself with domain randomisation, wheel
+        momenta, sensor bias, disturbances, orbit phase and mean anomaly …) from the variates
+        drawn for them, by name (:func:`~rigidrot_gym.attitude.starts.realism_draws`)."""
+        episode = Episode(self, self._equipment, self._nominal, rows, realism_draws(variates, self.scenario))
+        for reset in RESETS:
+            reset(episode)
 
     def reset(
         self, fixed: tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None] = (None, None, None)

@@ -17,32 +17,34 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from rigidrot_gym.attitude.components import COMPONENTS
+from rigidrot_gym.attitude.components.declaration import Build, Episode, Feature, State
 from rigidrot_gym.attitude.components.navigation import MOST_STATES
-from rigidrot_gym.attitude.variates import NAVIGATION_PAIRS
+from rigidrot_gym.attitude.rows import (  # noqa: F401 (re-exported: the period's rows by name)
+    ANGLE,
+    EFFORT,
+    FLAGS,
+    IN_TOLERANCE,
+    OBS_SIZE,
+    OBSERVED,
+    POINTING_DEG,
+    RATE,
+    REWARD,
+    SPEED,
+    SUCCESS,
+    TERMINATED,
+    TRUNCATED,
+    VALUES,
+)
+from rigidrot_gym.attitude.variates import NAVIGATION_PAIRS, keys_of
+from rigidrot_gym.physics.inertia import principal_frame
 from rigidrot_gym.physics.integrators.base import STATE_SIZE
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
 
-# Observation: error quaternion (4) and body rates (3), then one column per reaction
-# wheel (its momentum), then, with an actuation delay, the action not yet applied, then,
-# with a star tracker, whether it measured in the period (1), then, with coarse Sun
-# sensors, their outputs (k), then, with the Sun, its direction in the body frame and the
-# shadow factor (4), then, with the magnetic field, the field in the body frame (3).
-OBS_SIZE = 7
-
 # Rows of a body's state: the attitude q (principal axes to world) and the body rates ω
 # (principal axes), then the method's own scalar (only ``rkn`` uses it).
 Q, W, METHOD_SCALAR = slice(0, 4), slice(4, 7), 7
-
-# Rows of the per-body outputs: ``Outputs.values`` (VALUES, N) the reward, the pointing
-# error (deg) and |ω| (rad/s); ``Outputs.flags`` (FLAGS, N, booleans, which a vector env
-# hands out as they are) SUCCESS, the task's success (the tolerance held for
-# ``success_hold_steps`` consecutive steps, at least one), TERMINATED, TRUNCATED and
-# IN_TOLERANCE, the step's own.
-REWARD, POINTING_DEG, RATE = range(3)
-VALUES = 3
-SUCCESS, TERMINATED, TRUNCATED, IN_TOLERANCE = range(4)
-FLAGS = 4
 
 # What the observation shows of the attitude and rates (Features.observed).
 TRUTH, SENSORS, ESTIMATE = 0, 1, 2
@@ -51,53 +53,59 @@ TRUTH, SENSORS, ESTIMATE = 0, 1, 2
 RANDOM, NEAR_TARGET, FIXED = 0, 1, 2
 
 
+# The flags that belong to no component: the task's and the body's.
+CORE_FEATURES = (
+    Feature(
+        "energy_reward",
+        lambda s, f: bool(s.reward_energy),
+        "the reward credits the kinetic energy each step removes (no realism)",
+        realism=False,
+    ),
+    # only where there is noise: a plain id's kernel is one, whatever the stream
+    Feature(
+        "fast_noise",
+        lambda s, f: s.random_stream == 1 and any(f[c.noisy] for c in COMPONENTS if c.step_pairs),
+        "the noise's normals drawn by the vectorising stream (random_stream 1)",
+    ),
+    # else the plain task's turns between the two frames are not compiled
+    Feature(
+        "rotated_frames",
+        lambda s, f: principal_frame(s.inertia)[1] is not None or bool(s.randomize_inertia_rotation_deg),
+        "some body's frame is turned from its principal axes (B ≠ 1)",
+        realism=False,
+    ),
+)
+_FEATURES = tuple(feature for c in COMPONENTS for feature in c.features) + CORE_FEATURES
 # The features that are not realism components (Features.realistic).
-NOT_REALISM = ("energy_reward", "rotated_frames")
+NOT_REALISM = tuple(feature.name for feature in _FEATURES if not feature.realism)
 
 
-class Features(NamedTuple):
-    """The components a scenario enables, fixed when its control period is compiled: the
-    kernel of each combination is its own (a branch on a constant is pruned before numba
-    types the code, so what a scenario does not use costs neither compile time nor a
-    branch in the loops over bodies)."""
+def _realistic(self) -> bool:
+    """Any realism component: the actuators' and loads' components run, and the torque
+    model is the library's compiled model of the terms the loads hold
+    (:func:`~rigidrot_gym.physics.torques.model_of`); else the body torque alone, held
+    from the action."""
+    return any(on for name, on in self._asdict().items() if name not in NOT_REALISM)
 
-    wheels: bool  # reaction wheels (n wheel torques), else ideal torquers (3 body torques)
-    real_wheels: bool  # the wheels' motor rule and bearing friction (a Basilisk preset)
-    delay: bool  # each action acts one control period late
-    actuator_noise: bool  # multiplicative noise on each actuator torque
-    disturbances: bool  # constant and random-walk disturbance torques
-    random_walk: bool  # the random walk moves on every period
-    gravity_gradient: bool  # 3n² r̂ × (I r̂) of a circular orbit
-    sensors: bool  # the observation is the state as noisy sensors report it
-    end_on_saturation: bool  # a saturated wheel ends the episode
-    # the gravity gradient follows the scenario's orbit (the field reads the orbit whatever
-    # this says: a flag of its own would compile a kernel per combination for nothing)
-    orbit_gravity: bool
-    magnetic_field: bool  # the geomagnetic field along the orbit, observed in the body frame
-    magnetorquers: bool  # magnetic torque rods (actions are dipoles), alone or after the wheels
-    duty_cycle: bool  # the rods are off for the first part of each period
-    energy_reward: bool  # the reward credits the kinetic energy each step removes (no realism)
-    moving_target: bool  # the target moves: the orbit's LVLH frame (nadir pointing) ...
-    sun_target: bool  # ... or, with this, the Sun's frame (Sun pointing)
-    sun: bool  # the Sun's direction and the Earth's shadow, observed in the body frame
-    gyro: bool  # a rate-integrating gyro reads the body rates each period
-    star_tracker: bool  # a star tracker measures the attitude
-    estimator: bool  # the MEKF runs on the gyro and star tracker
-    magnetometer: bool  # a magnetometer reads the field
-    sun_sensors: bool  # coarse Sun sensors read the Sun
-    observed: int  # what the observation shows: TRUTH, SENSORS or ESTIMATE
-    fast_noise: bool  # the noise's normals drawn by the vectorising stream (random_stream 1)
-    # some body's frame is turned from its principal axes (B ≠ 1): else the plain task's
-    # turns between the two frames are not compiled
-    rotated_frames: bool
 
-    @property
-    def realistic(self) -> bool:
-        """Any realism component: the actuators' and loads' components run, and the torque
-        model is the library's compiled model of the terms the loads hold
-        (:func:`~rigidrot_gym.physics.torques.model_of`); else the body torque alone, held
-        from the action."""
-        return any(on for name, on in self._asdict().items() if name not in NOT_REALISM)
+# The components a scenario enables, fixed when its control period is compiled: the kernel
+# of each combination is its own (a branch on a constant is pruned before numba types the
+# code, so what a scenario does not use costs neither compile time nor a branch in the
+# loops over bodies). One field per declared feature (each component's ``features``, in
+# the list's order, then the core's): a hashable key of compiled kernels.
+Features = NamedTuple("Features", [(feature.name, bool) for feature in _FEATURES])  # type: ignore[misc]
+Features.__doc__ = "The flags of a scenario's components, fixed when its period is compiled:\n\n" + "\n".join(
+    f"* ``{feature.name}``: {feature.doc}" for feature in _FEATURES
+)
+Features.realistic = property(_realistic)  # type: ignore[attr-defined]
+
+
+def features_of(scenario: Any) -> Features:
+    """The components the scenario enables: each declared feature's value, in order."""
+    found: dict[str, Any] = {}
+    for feature in _FEATURES:
+        found[feature.name] = feature.of(scenario, found)
+    return Features(**found)
 
 
 class Bodies(NamedTuple):
@@ -113,113 +121,61 @@ class Bodies(NamedTuple):
     sources: np.ndarray  # (2, N) uint64: each body's generator (draws.sources), for restarts
 
 
-class Equipment(NamedTuple):
-    """The realism components' per-body state (rows by body) and their constants."""
+# The fields of Equipment that belong to no component: each body's noise key, which every
+# stream is keyed by, and the actuators' axes and sign, which the loads read.
+CORE_STATE = (
+    State(
+        "keys",
+        "(N,) uint64 key of each body's counter-based noise stream",
+        lambda b: np.zeros(b.bodies, dtype=np.uint64),
+        lambda f: any(getattr(f, c.noisy) for c in COMPONENTS if c.noisy),
+    ),
+    State(
+        "axes",
+        "(3, n) actuator axes, body frame (torquers' or wheels', then rods')",
+        lambda b: np.ascontiguousarray(b.actuators.axes),
+        lambda f: f.realistic,
+    ),
+    State(
+        "sign",
+        "+1 torquers, −1 wheels (a motor torque turns the body backwards)",
+        lambda b: b.actuators.sign,
+        lambda f: f.realistic,
+    ),
+)
+_STATE = CORE_STATE + tuple(state for c in COMPONENTS for state in c.state)
 
-    keys: np.ndarray  # (N,) uint64 key of each body's counter-based noise stream
-    bias: np.ndarray  # (N, 3) rate-sensor bias, body frame, rad/s
-    disturbances: np.ndarray  # (2, N, 3) constant [0] and random-walk [1] torques, body frame, N·m
-    pending: np.ndarray  # (N, n) the action a delayed actuator applies next period
-    wheel_momentum: np.ndarray  # (N, wheels) wheel momenta about their spin axes, N·m·s
-    saturated: np.ndarray  # (N,) bool: a wheel at its momentum limit
-    phase: np.ndarray  # (N,) orbit phase at the episode start, rad
-    anomaly: np.ndarray  # (N,) the orbit's mean anomaly at the episode start, rad
-    field: np.ndarray  # (N, 3) the magnetic field at the body now, world frame, T
-    target_rate: np.ndarray  # (N, 3) a moving target's angular velocity now, world frame, rad/s
-    sunlight: np.ndarray  # (N, 4) the direction to the Sun now (world frame) and the shadow factor
-    axes: np.ndarray  # (3, n) actuator axes, body frame (torquers' or wheels', then rods')
-    sign: float  # +1 torquers, −1 wheels (a motor torque turns the body backwards)
-    max_momentum: np.ndarray  # (n,) wheel momentum limits, N·m·s (inf for torquers)
-    actuator_noise: float  # relative std of the multiplicative actuator noise
-    walk_std: float  # random-walk disturbance: per-axis std, N·m
-    correlation_time: float  # and its correlation time, s
-    attitude_noise: float  # star-tracker noise, per-axis std, rad
-    rate_noise: float  # gyro white noise, std, rad/s
-    gravity_rate: float  # 3n² of the gravity gradient, 1/s²
-    mean_motion: float  # n of its circular orbit, rad/s
-    phase_per_period: float  # the orbit phase advance per control period, rad
-    end_on_saturation: float  # the unsafe penalty a saturation costs when it ends the episode
-    orbit: np.ndarray  # (orbit.ELEMENTS,) the orbit's elements and rates (components.orbit)
-    field_model: np.ndarray  # (MODEL,) the dipole and the Earth's angle (components.magnetic_field)
-    wheel_model: np.ndarray  # (MODEL,) a real wheel's constants (components.wheels)
-    sun_model: np.ndarray  # (MODEL,) the epoch's Julian date (components.sunlight)
-    rods_off: int  # sub-steps at the start of a period with the rods off (their duty cycle)
-    gyro: np.ndarray  # (N, gyro.STATE) bias, carried angle, last reading (components.gyro)
-    gyro_model: np.ndarray  # (gyro.MODEL,) its errors
-    tracker: np.ndarray  # (N, star_tracker.STATE) the last measured attitude and its flag
-    tracker_model: np.ndarray  # (star_tracker.MODEL,) its errors, mounting, cones, period
-    estimate: np.ndarray  # (N, navigation.STATE) the MEKF's q̂, β̂ and m̂
-    covariance: np.ndarray  # (N, n, n) and its P (n: navigation.states)
-    estimator_model: np.ndarray  # (navigation.MODEL,) its start and the tracker's R
-    magnetometer: np.ndarray  # (N, magnetometer.STATE) its bias and last reading
-    magnetometer_model: np.ndarray  # (magnetometer.MODEL,) its errors
-    sun_sensors: np.ndarray  # (N, k) the coarse Sun sensors' last outputs
-    sun_sensor_model: np.ndarray  # (sun_sensors.MODEL,) their response and errors
-    sun_sensor_normals: np.ndarray  # (k, 3) their normals, body frame
-
-
-def _navigation(f: Features) -> bool:
-    return f.gyro or f.star_tracker or f.magnetometer or f.sun_sensors
-
-
-def _orbit(f: Features) -> bool:
-    return (
-        f.orbit_gravity or f.magnetic_field or f.magnetorquers or f.moving_target or f.sun or _navigation(f)
-    )
-
-
-def _field(f: Features) -> bool:
-    return f.magnetic_field or f.magnetorquers or f.magnetometer
-
+# The realism components' per-body state (rows by body) and their constants: one field per
+# declared state (the core's, then each component's in the list's order).
+Equipment = NamedTuple("Equipment", [(state.name, Any) for state in _STATE])  # type: ignore[misc]
+Equipment.__doc__ = (
+    "The realism components' per-body state (rows by body) and their constants:\n\n"
+    + "\n".join(f"* ``{state.name}``: {state.doc}" for state in _STATE)
+)
 
 # The components that read each field of Equipment (by its Features). Only the fields a
 # scenario's components read travel into the compiled call: numba unboxes every array and
 # number of its arguments on every call (about 50 ns an array), read or not. The others are
 # None there, so that code reading a field its scenario lacks fails to compile rather than
 # read an empty array.
-EQUIPMENT_READERS: dict[str, Callable[[Features], bool]] = {
-    "keys": lambda f: f.actuator_noise or f.random_walk or f.sensors or _navigation(f),
-    "bias": lambda f: f.sensors,
-    "disturbances": lambda f: f.disturbances,
-    "pending": lambda f: f.delay,
-    "wheel_momentum": lambda f: f.wheels,
-    "saturated": lambda f: f.wheels,
-    "phase": lambda f: f.gravity_gradient,
-    "anomaly": _orbit,
-    "field": _field,
-    "target_rate": lambda f: f.moving_target,
-    "sunlight": lambda f: f.sun,
-    "axes": lambda f: f.realistic,
-    "sign": lambda f: f.realistic,
-    "max_momentum": lambda f: f.wheels,
-    "actuator_noise": lambda f: f.actuator_noise,
-    "walk_std": lambda f: f.random_walk,
-    "correlation_time": lambda f: f.random_walk,
-    "attitude_noise": lambda f: f.sensors,
-    "rate_noise": lambda f: f.sensors,
-    "gravity_rate": lambda f: f.gravity_gradient,
-    "mean_motion": lambda f: f.gravity_gradient,
-    "phase_per_period": lambda f: f.gravity_gradient,
-    "end_on_saturation": lambda f: f.end_on_saturation,
-    "orbit": _orbit,
-    "field_model": _field,
-    "wheel_model": lambda f: f.real_wheels,
-    # a moving target's kernel types the Sun frame's branch too (targets.track)
-    "sun_model": lambda f: f.sun or f.moving_target or f.sun_sensors or f.star_tracker,
-    "rods_off": lambda f: f.duty_cycle,
-    "gyro": lambda f: f.gyro,
-    "gyro_model": lambda f: f.gyro,
-    "tracker": lambda f: f.star_tracker,
-    "tracker_model": lambda f: f.star_tracker,
-    "estimate": lambda f: f.estimator,
-    "covariance": lambda f: f.estimator,
-    "estimator_model": _navigation,  # the start attitude known before a first measurement
-    "magnetometer": lambda f: f.magnetometer,
-    "magnetometer_model": lambda f: f.magnetometer,
-    "sun_sensors": lambda f: f.sun_sensors,
-    "sun_sensor_model": lambda f: f.sun_sensors,
-    "sun_sensor_normals": lambda f: f.sun_sensors,
-}
+EQUIPMENT_READERS: dict[str, Callable[[Features], bool]] = {state.name: state.read for state in _STATE}
+
+
+def equipment_of(build: Build) -> Equipment:
+    """Every field of :class:`Equipment` for a batch (``build``, what each field is made
+    from): zeros and empty arrays where its scenario has no use for them (the pipeline
+    never reads those)."""
+    return Equipment(*(state.make(build) for state in _STATE))
+
+
+def _reset_keys(episode: Episode) -> None:
+    """Each body's noise key for its new episode: every stream's numbers of it are new."""
+    episode.equipment.keys[episode.rows] = keys_of(episode.draws["key"])
+
+
+# The per-episode starts of the realism options, the core's then each component's in the
+# list's order (each writes its own fields: the order changes no number).
+RESETS = (_reset_keys, *(c.reset for c in COMPONENTS if c.reset is not None))
 
 
 @functools.cache
@@ -320,11 +276,6 @@ class Settings(NamedTuple):
 
     dt: float
     options: np.ndarray
-
-
-# Rows of Work.results: the observation of the true state (the error quaternion, then the
-# scaled rates), its pointing error (rad), |ω| (rad/s) and Σ a_k² of the clipped actions.
-OBSERVED, ANGLE, SPEED, EFFORT = slice(0, 7), 7, 8, 9
 
 
 # Bodies per block of a pass. On one thread, as many as keep a block's arrays in a core's

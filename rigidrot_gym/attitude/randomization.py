@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude.components.declaration import Component, Draw
+from rigidrot_gym.attitude.settings import Table, bounded, fraction, setting
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics.jit import jitable
 
@@ -17,6 +19,41 @@ from rigidrot_gym.physics.jit import jitable
 # draws that keeps it physical; any other nominal body more): 200 rejections in a row
 # happen with probability below 10⁻⁶⁰.
 MAX_REDRAWS = 200
+
+
+class Randomization(Table, key="randomization"):
+    """Domain randomisation, re-drawn at every reset."""
+
+    inertia: float = setting(
+        0.0,
+        check=fraction,
+        flat="randomize_inertia",
+        switch=True,
+        doc="each principal moment × (1 ± this), uniform, redrawn until physical",
+    )
+    inertia_rotation_deg: float = setting(
+        0.0,
+        check=bounded(180.0),
+        unit="deg",
+        flat="randomize_inertia_rotation_deg",
+        switch=True,
+        doc="principal axes turned by up to this: products of inertia",
+    )
+    torque: float = setting(
+        0.0,
+        check=fraction,
+        flat="randomize_torque",
+        switch=True,
+        doc="each torque limit × (1 ± this), a preset wheel's motor limit too "
+        "(beside wheels, the rods keep theirs)",
+    )
+    start: float = setting(
+        0.0,
+        check=fraction,
+        flat="randomize_start",
+        switch=True,
+        doc="start rate spread and start angle × (1 ± this)",
+    )
 
 
 @jitable
@@ -70,3 +107,47 @@ def turned_axes(
     axis = axis_normals / np.linalg.norm(axis_normals, axis=-1, keepdims=True)
     turn = quat.from_rotvec((max_angle * np.asarray(u))[:, None] * axis)
     return quat.multiply(turn, principal)
+
+
+def _reset(episode) -> None:
+    """The body itself: its moments, principal axes and actuator limits (the start ranges
+    are drawn by the compiled start, :func:`~rigidrot_gym.attitude.starts.start_state`)."""
+    batch, rows, draws = episode.batch, episode.rows, episode.draws
+    s = batch.scenario
+    moments, principal = episode.nominal
+    if s.randomize_inertia:
+        rngs = [batch.rngs[i] for i in rows.tolist()]
+        batch.moments[rows] = scaled_moments(
+            moments, s.randomize_inertia, draws["randomization.inertia"], rngs
+        )
+    if s.randomize_inertia_rotation_deg:
+        turn = np.radians(s.randomize_inertia_rotation_deg)
+        batch.principal[rows] = turned_axes(
+            principal, turn, draws["randomization.turn_axis"], draws["randomization.turn_angle"]
+        )
+    if s.randomize_torque:  # the torquing actuators' limits (the rods' when they act alone)
+        m = batch.actuators.torquing or batch.actuators.count
+        batch.max_torque[rows, :m] = spread(
+            batch.actuators.max_torque[:m], s.randomize_torque, draws["randomization.torque"][:, :m]
+        )
+
+
+COMPONENT = Component(
+    name="randomization",
+    summary="domain randomisation: inertia, principal axes, actuator limits and start ranges, per episode",
+    table=Randomization,
+    on=lambda s: bool(
+        s.randomize_inertia or s.randomize_inertia_rotation_deg or s.randomize_torque or s.randomize_start
+    ),
+    switch="[randomization]",
+    reset=_reset,
+    realism_block=True,
+    draws=(
+        Draw("turn_axis", 3, normal=True),
+        Draw("inertia", 3),
+        Draw("turn_angle", 1),
+        Draw("torque", 4),  # up to 4 wheels
+        Draw("start_angle", 1),
+        Draw("start_rate", 1),
+    ),
+)

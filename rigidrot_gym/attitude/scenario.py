@@ -32,9 +32,12 @@ take their defaults::
     [termination]
     max_rate = 1.5                   # rad/s
 
-Each table is a :class:`~rigidrot_gym.attitude.settings.Table` declared below, each key
-declared once with its unit, range, default and keyword name; :class:`Scenario` lists the
-tables. Every key, the realism options (all off by default) included, is on the
+Each table is a :class:`~rigidrot_gym.attitude.settings.Table`, each key declared once
+with its unit, range, default and keyword name: the task's tables below, and each
+component's in its own module, which its declaration names
+(:data:`~rigidrot_gym.attitude.components.COMPONENTS`); :class:`Scenario` lists the task's
+tables and takes the components' from that list, whose needs and rules it checks. Every
+key, the realism options (all off by default) included, is on the
 [scenario file format][scenario-file-format] page, which :func:`format_reference`
 generates from these declarations.
 
@@ -60,18 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.attitude.components import magnetorquers
-from rigidrot_gym.attitude.components.gravity_gradient import GravityGradientTable
-from rigidrot_gym.attitude.components.gyro import GyroTable
-from rigidrot_gym.attitude.components.magnetic_field import MagneticFieldTable
-from rigidrot_gym.attitude.components.magnetometer import MagnetometerTable
-from rigidrot_gym.attitude.components.magnetorquers import MagnetorquerTable
-from rigidrot_gym.attitude.components.navigation import NavigationTable
-from rigidrot_gym.attitude.components.orbit import OrbitTable, elements_of
-from rigidrot_gym.attitude.components.star_tracker import StarTrackerTable
-from rigidrot_gym.attitude.components.sun_sensors import MAX_SENSORS, SunSensorTable
-from rigidrot_gym.attitude.components.sun_sensors import count as sun_sensor_count
-from rigidrot_gym.attitude.components.sunlight import SunTable
+from rigidrot_gym.attitude.components import COMPONENTS, declaration
 from rigidrot_gym.attitude.settings import (
     REQUIRED,
     Check,
@@ -79,10 +71,7 @@ from rigidrot_gym.attitude.settings import (
     Table,
     attitude,
     bounded,
-    choice,
     compose,
-    flag,
-    fraction,
     integer,
     invalid,
     non_negative,
@@ -98,8 +87,8 @@ from rigidrot_gym.attitude.settings import (
     text,
     vector,
 )
-from rigidrot_gym.physics import earth, geomagnetic, integrators, reaction_wheels
 from rigidrot_gym.physics import inertia as inertia_module
+from rigidrot_gym.physics import integrators
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -113,7 +102,6 @@ MAX_SUBSTEPS = 100_000
 # Each reward weight: the reward's bounds add up to four of them and must stay finite in
 # float32, the dtype stable-baselines3 stores rewards in (its largest value is 3.4e38).
 MAX_REWARD_WEIGHT = 1e37
-MAX_RATE_NOISE = 1e6  # rad/s, rate-sensor noise and bias (the observation saturates far below)
 
 # The keys of [body], of which a file gives exactly one, and what each means.
 BODY = {
@@ -145,64 +133,6 @@ def _integrator(value: Any, where: str) -> str:
 
 
 # --------------------------------------------------------------------------- the tables
-
-
-class Actuator(Table, key="actuator"):
-    """Ideal torquers, one per body axis (or the wheels' motors, with ``[wheels]``)."""
-
-    max_torque: np.ndarray = setting(
-        REQUIRED, check=vector(positive=True), unit="N·m", doc="torque limit per body axis"
-    )
-    noise: float = setting(
-        0.0,
-        check=fraction,
-        flat="actuator_noise",
-        switch=True,
-        doc="relative std of a multiplicative error on each torque (then clipped to the limit)",
-    )
-    delay: bool = setting(
-        False,
-        check=flag,
-        flat="actuation_delay",
-        switch=True,
-        doc="apply each action one control period late (the first period applies zero)",
-    )
-
-
-class Wheels(Table, key="wheels"):
-    """Reaction wheels instead of ideal torques: actions are wheel torques."""
-
-    layout: str = setting(
-        "none",
-        check=choice(("none", "orthogonal", "pyramid")),
-        flat="wheel_layout",
-        switch=True,
-        doc='"none" (ideal torques), "orthogonal" (3 wheels) or "pyramid" (4 wheels)',
-    )
-    max_torque: float = setting(
-        0.01, check=positive, unit="N·m", flat="wheel_max_torque", doc="torque limit per wheel"
-    )
-    max_momentum: float = setting(
-        0.05,
-        check=positive,
-        unit="N·m·s",
-        flat="wheel_max_momentum",
-        doc="momentum limit per wheel (the speed limit)",
-    )
-    model: str = setting(
-        "ideal",
-        check=choice(("ideal", *reaction_wheels.PRESETS)),
-        flat="wheel_model",
-        switch=True,
-        doc='"ideal" (torque and momentum limits only) or a Basilisk preset with its motor limits and '
-        'bearing friction: "HR16" (Honeywell, 50 N·m·s), "RWP015" (BCT), "RW0" (NanoAvionics)',
-    )
-    terminate_on_saturation: bool = setting(
-        False,
-        check=flag,
-        flat="wheel_terminate_on_saturation",
-        doc="a wheel at its momentum limit ends the episode (terminated, rewarded as unsafe)",
-    )
 
 
 class Simulation(Table, key="simulation"):
@@ -324,95 +254,23 @@ class Reward(Table, key="reward"):
     )
 
 
-class Disturbance(Table, key="disturbance"):
-    """External torques on the body, in the body frame."""
-
-    constant: float = setting(
-        0.0,
-        check=non_negative,
-        unit="N·m",
-        flat="disturbance_constant",
-        switch=True,
-        doc="magnitude of a constant torque in a direction drawn per episode",
-    )
-    random_walk: float = setting(
-        0.0,
-        check=non_negative,
-        unit="N·m",
-        flat="disturbance_random_walk",
-        switch=True,
-        doc="per-axis std of a slowly varying (Ornstein–Uhlenbeck) torque",
-    )
-    correlation_time: float = setting(
-        300.0, check=positive, unit="s", flat="disturbance_correlation_time", doc="of that torque"
-    )
-
-
-class Sensors(Table, key="sensors"):
-    """Errors of the observed attitude and rates (the true state is in ``info``)."""
-
-    attitude_noise_deg: float = setting(
-        0.0,
-        check=bounded(180.0),
-        unit="deg",
-        switch=True,
-        doc="per-axis std of a small random rotation of the observed attitude",
-    )
-    rate_noise: float = setting(
-        0.0,
-        check=bounded(MAX_RATE_NOISE),
-        unit="rad/s",
-        switch=True,
-        doc="std of a white noise on the observed body rates",
-    )
-    rate_bias: float = setting(
-        0.0,
-        check=bounded(MAX_RATE_NOISE),
-        unit="rad/s",
-        switch=True,
-        doc="std of a constant bias on them, drawn per episode",
-    )
-
-
-class Randomization(Table, key="randomization"):
-    """Domain randomisation, re-drawn at every reset."""
-
-    inertia: float = setting(
-        0.0,
-        check=fraction,
-        flat="randomize_inertia",
-        switch=True,
-        doc="each principal moment × (1 ± this), uniform, redrawn until physical",
-    )
-    inertia_rotation_deg: float = setting(
-        0.0,
-        check=bounded(180.0),
-        unit="deg",
-        flat="randomize_inertia_rotation_deg",
-        switch=True,
-        doc="principal axes turned by up to this: products of inertia",
-    )
-    torque: float = setting(
-        0.0,
-        check=fraction,
-        flat="randomize_torque",
-        switch=True,
-        doc="each torque limit × (1 ± this), a preset wheel's motor limit too "
-        "(beside wheels, the rods keep theirs)",
-    )
-    start: float = setting(
-        0.0,
-        check=fraction,
-        flat="randomize_start",
-        switch=True,
-        doc="start rate spread and start angle × (1 ± this)",
-    )
-
-
 # --------------------------------------------------------------------------- the scenario
 
 
+def _with_component_tables(cls: type) -> type:
+    """``cls`` with a field per component's table (:data:`COMPONENTS`), after its own
+    tables and before ``source``: the scenario's tables are declared by the components."""
+    annotations = dict(cls.__annotations__)
+    source = annotations.pop("source")
+    for component in COMPONENTS:
+        if component.table is not None:
+            annotations[component.table_attribute] = component.table
+    cls.__annotations__ = {**annotations, "source": source}
+    return cls
+
+
 @dataclass(frozen=True, init=False)
+@_with_component_tables
 class Scenario:
     """An attitude-control task: one attribute per table of its file, and every setting
     by its keyword name too (``scenario.dt`` is ``scenario.simulation.dt``; see
@@ -430,27 +288,13 @@ class Scenario:
     id: str = setting(REQUIRED, check=text, doc="the Gymnasium id it is registered as")
     description: str = setting("", check=text, doc="the task, in one line")
     inertia: np.ndarray  # (3, 3) body-frame tensor about the centre of mass, kg·m²
-    actuator: Actuator
-    reaction_wheels: Wheels  # not `wheels`: that is the bool "wheels instead of torquers"
     simulation: Simulation
     start: Start
     target: Target
     tolerance: Tolerance
     termination: Termination
     reward: Reward
-    disturbance: Disturbance
-    gravity: GravityGradientTable
-    flight: OrbitTable  # not `orbit`: that is the switch's keyword name
-    geomagnetism: MagneticFieldTable
-    rods: MagnetorquerTable
-    sunlight: SunTable  # not `sun`: that is the switch's keyword name
-    sensors: Sensors
-    gyro: GyroTable
-    star_tracker: StarTrackerTable
-    magnetometer: MagnetometerTable
-    sun_sensors: SunSensorTable
-    navigation: NavigationTable
-    randomization: Randomization
+    # then each component's table (its ``table_attribute``), in the list's order
     source: str = "<keywords>"
 
     def __init__(self, *, inertia: Any, source: str = "<keywords>", **values: Any) -> None:
@@ -603,75 +447,12 @@ def _inertia_of(body: Any, where: str) -> np.ndarray:
 
 
 def _check_consistency(s: Scenario, source: str) -> None:
-    preset = s.wheel_model != "ideal"
-    limits = (s.wheel_max_torque, s.wheel_max_momentum) != (Wheels.max_torque, Wheels.max_momentum)
-    needs = (
-        (s.magnetic_field and not s.orbit, "magnetic_field.enabled needs orbit.enabled (the orbit's field)"),
-        (s.magnetorquers and not s.magnetic_field, "magnetorquers.enabled needs magnetic_field.enabled"),
-        (s.sun and not s.orbit, "sun.enabled needs orbit.enabled (the Sun seen from the orbit)"),
-        (preset and not s.wheels, "wheels.model needs wheels.layout (the wheels it models)"),
-        (s.moving_target and not s.orbit, f"target.attitude {s.target_attitude!r} needs orbit.enabled"),
-        (
-            s.magnetometer_model != "none" and not s.magnetic_field,
-            "magnetometer.model needs magnetic_field.enabled (the field it reads)",
-        ),
-        (
-            s.sun_sensor_model != "none" and not s.orbit,
-            "sun_sensors.model needs orbit.enabled (the Sun it reads)",
-        ),
-        (sun_sensor_count(s.sun_sensors) > MAX_SENSORS, f"sun_sensors.model: at most {MAX_SENSORS} sensors"),
-        (
-            s.observe == "sensors" and s.gyro_model == "none",
-            'navigation.observe "sensors" needs gyro.model (and shows the attitude of a star_tracker.model)',
-        ),
-        (
-            s.observe == "estimate" and (s.gyro_model == "none" or s.star_tracker_model == "none"),
-            'navigation.observe "estimate" needs gyro.model and star_tracker.model (the MEKF\'s propagation '
-            "and updates)",
-        ),
-        (
-            s.observe != "truth" and bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias),
-            f"navigation.observe {s.observe!r} replaces the [sensors] table's Gaussian noise: leave one of "
-            "them out",
-        ),
-        (
-            preset and limits,
-            "wheels.model sets the wheels' limits: leave wheels.max_torque and max_momentum out",
-        ),
-    )
-    for broken, message in needs:
-        if broken:
-            raise ScenarioError(f"{source}: {message}")
-    if s.observe == "estimate" and s.sun_sensor_model != "none" and s.sun_sensor_noise == 0.0:
-        # The MEKF weighs a measurement by its noise: a direction without any has no weight
-        # (S = H P Hᵀ is singular for a vector's H = [b×]).
-        raise ScenarioError(
-            f"{source}: field sun_sensors.noise must be positive where the MEKF uses the Sun sensors "
-            f'(navigation.observe "estimate"), got {s.sun_sensor_noise!r}'
-        )
+    """Each component's needs and rules (:func:`~rigidrot_gym.attitude.components.declaration.check`),
+    then the task's own."""
     try:
-        if s.magnetorquers:
-            magnetorquers.off_substeps(s.magnetorquer_duty_cycle, s.substeps)
-    except ValueError as err:
+        declaration.check(COMPONENTS, s)
+    except ScenarioError as err:
         raise ScenarioError(f"{source}: {err}") from None
-    if s.orbit and s.gravity_gradient and s.orbit_altitude != GravityGradientTable.orbit_altitude:
-        raise ScenarioError(
-            f"{source}: field gravity_gradient.orbit_altitude is the circular orbit's without [orbit]; with "
-            f"orbit.enabled the gravity gradient follows that orbit: leave it out, got {s.orbit_altitude!r}"
-        )
-    if s.orbit:
-        try:
-            elements_of(s.flight)
-        except ValueError as err:
-            raise ScenarioError(f"{source}: table orbit: {err}") from None
-    if s.magnetic_field:
-        year = geomagnetic.decimal_year(earth.julian_date(s.orbit_epoch))
-        if not geomagnetic.FIRST_YEAR <= year <= geomagnetic.LAST_YEAR:
-            span = f"{geomagnetic.FIRST_YEAR:.0f}–{geomagnetic.LAST_YEAR:.0f}"
-            raise ScenarioError(
-                f"{source}: field orbit.epoch must lie in {span} (the IGRF coefficients of the "
-                f"magnetic field), got {s.orbit_epoch!r}"
-            )
     if s.rate_tolerance >= s.max_rate:
         raise ScenarioError(
             f"{source}: tolerance.rate ({s.rate_tolerance}) must be below termination.max_rate ({s.max_rate})"
@@ -801,9 +582,11 @@ and the key in the message. Each key is also a keyword argument of the environme
 wheel_layout="pyramid")`. A realism option is off at its default; see
 [Realism options](../realism.md).
 
-This page is generated from the declarations in
-[`scenario`][rigidrot_gym.attitude.scenario] (made with
-[`settings`][rigidrot_gym.attitude.settings]), which read and check the files.
+This page is generated from the declarations, made with
+[`settings`][rigidrot_gym.attitude.settings], of the task's tables in
+[`scenario`][rigidrot_gym.attitude.scenario] and of each component's table in its module
+(the list of [`components`][rigidrot_gym.attitude.components]), which read and check the
+files.
 
 ## Top level
 

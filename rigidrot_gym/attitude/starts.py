@@ -14,6 +14,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from rigidrot_gym.attitude import randomization
+from rigidrot_gym.attitude.components import COMPONENTS
+from rigidrot_gym.attitude.components.declaration import Component
 from rigidrot_gym.attitude.data import FIXED, NEAR_TARGET, RANDOM, StartLaw
 from rigidrot_gym.attitude.draws import draw, sources
 from rigidrot_gym.attitude.scenario import Scenario
@@ -24,21 +26,61 @@ from rigidrot_gym.physics.quaternion import qexp, qmul, qnorm
 
 # Uniform variates per episode start, one generator call per body. Every scenario draws
 # 12: 8 become standard normals by Box–Muller (target, attitude or axis), 4 stay uniform
-# (angle, rates). A realistic scenario draws 24 more: 12 normals (rate bias, direction of
-# the constant disturbance, initial random-walk torque, axis of the inertia turn) and 12
-# uniforms (noise key, orbit phase, inertia scales, turn angle, torque-limit scales,
-# start-range scales), whether or not each option uses its own.
+# (angle, rates). A realistic scenario draws the realism block after them, whether or not
+# each option uses its own: first the normal draws of the block's components in the list's
+# order (rate bias, direction of the constant disturbance, initial random-walk torque, axis
+# of the inertia turn), as many uniforms as normals (by Box–Muller, an even number), then
+# the noise key and their uniform draws in the list's order (orbit phase, inertia scales,
+# turn angle, torque-limit scales, start-range scales). Then each other component that is
+# on draws its own, in the list's order: its normals (Box–Muller of their own uniforms),
+# then its uniforms, so that a component added to the list changes no existing id.
 NORMALS, UNIFORMS = 8, 4
 BASE_VARIATES = NORMALS + UNIFORMS
-REALISM_VARIATES = 24
-BIAS, CONSTANT, WALK, TURN_AXIS = slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 12)
-KEY, PHASE, INERTIA, TURN_ANGLE = 12, 13, slice(14, 17), 17
-TORQUE, START_ANGLE, START_RATE = slice(18, 22), 22, 23
+
+
+def _layout(
+    components: tuple[Component, ...], key: bool = False
+) -> tuple[int, int, dict[str, tuple[bool, slice | int]]]:
+    """(normal slots, variates, {"component.draw": (normal, where)}) of a block of the
+    ``components``' draws, with the noise ``key``'s uniform first among them: ``where``
+    indexes the block's normals or its uniforms (the block itself), a draw of one by an int."""
+    found: dict[str, tuple[bool, slice | int]] = {}
+    start = 0
+    for c in components:
+        for d in c.draws:
+            if d.normal:
+                found[f"{c.name}.{d.name}"] = (True, slice(start, start + d.size))
+                start += d.size
+    slots = start + start % 2
+    draws = [("key", 1)] if key else []
+    draws += [(f"{c.name}.{d.name}", d.size) for c in components for d in c.draws if not d.normal]
+    start = slots
+    for name, size in draws:
+        found[name] = (False, start if size == 1 else slice(start, start + size))
+        start += size
+    return slots, start, found
+
+
+_BLOCK = tuple(c for c in COMPONENTS if c.realism_block)
+_NORMAL_SLOTS, REALISM_VARIATES, REALISM_DRAWS = _layout(_BLOCK, key=True)
+
+
+def _appended(scenario: Scenario) -> tuple[tuple[int, int, dict[str, tuple[bool, slice | int]]], ...]:
+    """The blocks of the components outside the realism block that the scenario has on."""
+    return tuple(_layout((c,)) for c in COMPONENTS if c.draws and not c.realism_block and c.on(scenario))
+
+
+# The start ranges' scales, which the compiled start reads (start_state).
+START_ANGLE = REALISM_DRAWS["randomization.start_angle"][1]
+START_RATE = REALISM_DRAWS["randomization.start_rate"][1]
 
 
 def variate_count(scenario: Scenario) -> int:
-    """Uniforms each body draws at an episode start: 12, or 36 with realism options."""
-    return BASE_VARIATES + (REALISM_VARIATES if scenario.realistic else 0)
+    """Uniforms each body draws at an episode start: 12, or 36 with realism options (and
+    the draws of the components on outside the realism block)."""
+    if not scenario.realistic:
+        return BASE_VARIATES
+    return BASE_VARIATES + REALISM_VARIATES + sum(count for _, count, _ in _appended(scenario))
 
 
 def start_law(scenario: Scenario) -> StartLaw:
@@ -132,8 +174,18 @@ def start_states(
     return starts[:, 0:4], starts[:, 4:7], starts[:, 7:11], variates
 
 
-def realism_variates(variates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(R, 12) standard normals and (R, 24) uniforms of the realism block (normals at
-    the slices ``BIAS`` …, uniforms at ``KEY`` …, indexed in the second array)."""
-    extra = variates[:, BASE_VARIATES:]
-    return box_muller(extra[:, :12]), extra
+def realism_draws(variates: np.ndarray, scenario: Scenario) -> dict[str, np.ndarray]:
+    """The draws of (R, :func:`variate_count`) ``variates`` after the first 12, by
+    ``"component.draw"`` name (and ``"key"``, the noise key's uniform): standard normals or
+    uniforms, (R,) for a draw of one, (R, k) of k; the realism block's (``REALISM_DRAWS``),
+    then those of the components on outside it."""
+    found: dict[str, np.ndarray] = {}
+    start = BASE_VARIATES
+    for slots, count, layout in ((_NORMAL_SLOTS, REALISM_VARIATES, REALISM_DRAWS), *_appended(scenario)):
+        block = variates[:, start : start + count]
+        normals = box_muller(block[:, :slots])
+        found.update(
+            {name: (normals if normal else block)[:, where] for name, (normal, where) in layout.items()}
+        )
+        start += count
+    return found

@@ -3,14 +3,13 @@ and the rules (tolerances, limits, weights) the compiled pipeline reads."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import magnetic_field, star_tracker, sun_sensors, sunlight
+from rigidrot_gym.attitude.components import COMPONENTS
+from rigidrot_gym.attitude.components.declaration import Column
 from rigidrot_gym.attitude.data import OBS_SIZE, Rules
 from rigidrot_gym.attitude.scenario import Scenario
 
@@ -26,82 +25,14 @@ class ObservationColumns(NamedTuple):
     high: float
 
 
-@dataclasses.dataclass(frozen=True)
-class _Block:
-    """A block of the layout: always there with ``width`` columns (an int), or with as many
-    as ``width(scenario)`` gives (0: absent), described in the table by ``size`` and the
-    ``option`` that adds it."""
-
-    name: str
-    meaning: str
-    low: float
-    high: float
-    width: int | Callable[[Scenario], int]
-    size: str = ""
-    option: str = ""
-
-
 # The observation's blocks in the order the pipeline writes them (pipeline.evaluate): the
-# field last, where the controllers read it.
+# attitude error and the rates, then each component's columns in the list's order (the
+# field last, where the controllers read it).
 _BLOCKS = (
-    _Block("error_w", "error quaternion δq = q_target⁻¹ ⊗ q, w (the sign with w ≥ 0)", 0.0, 1.0, 1),
-    _Block("error_xyz", "error quaternion, x, y, z", -1.0, 1.0, 3),
-    _Block("rates", "body rates ω / ``max_rate`` (clipped to ±1)", -1.0, 1.0, 3),
-    _Block(
-        "wheel_momenta",
-        "each wheel's momentum h_w / its limit",
-        -1.0,
-        1.0,
-        lambda s: Actuators.of(s).torquing if s.wheels else 0,
-        "one per wheel",
-        "``wheel_layout``",
-    ),
-    _Block(
-        "pending_action",
-        "the action not yet applied",
-        -1.0,
-        1.0,
-        lambda s: Actuators.of(s).count if s.actuation_delay else 0,
-        "one per actuator",
-        "``actuation_delay``",
-    ),
-    _Block(
-        "star_tracker_flag",
-        "1 when the star tracker measured in this period, else 0",
-        0.0,
-        1.0,
-        lambda s: star_tracker.COLUMNS if s.star_tracker_model != "none" else 0,
-        "1",
-        "``star_tracker_model``",
-    ),
-    _Block(
-        "sun_sensors",
-        "each coarse Sun sensor's output over its scale (clipped to [0, 1])",
-        0.0,
-        1.0,
-        lambda s: sun_sensors.count(s.sun_sensors),
-        "one per sensor",
-        "``sun_sensor_model``",
-    ),
-    _Block(
-        "sun",
-        "the unit vector to the Sun, body frame, and the shadow factor ν (1 in sunlight, 0 in the umbra)",
-        -1.0,
-        1.0,
-        lambda s: sunlight.COLUMNS if s.sun else 0,
-        "4",
-        "``sun``",
-    ),
-    _Block(
-        "magnetic_field",
-        "the field B / 60 µT, body frame (clipped to ±1): the magnetometer's reading where "
-        '``observe`` is not ``"truth"``',
-        -1.0,
-        1.0,
-        lambda s: magnetic_field.COLUMNS if s.magnetic_field else 0,
-        "3",
-        "``magnetic_field``",
-    ),
+    Column("error_w", "error quaternion δq = q_target⁻¹ ⊗ q, w (the sign with w ≥ 0)", 0.0, 1.0, 1),
+    Column("error_xyz", "error quaternion, x, y, z", -1.0, 1.0, 3),
+    Column("rates", "body rates ω / ``max_rate`` (clipped to ±1)", -1.0, 1.0, 3),
+    *(column for component in COMPONENTS for column in component.columns),
 )
 
 
@@ -110,8 +41,9 @@ def observation_columns(scenario: Scenario) -> tuple[ObservationColumns, ...]:
     the body rates (what ``navigation.observe`` shows of them), then the columns its options
     add."""
     found, start = [], 0
+    actuators = Actuators.of(scenario)
     for block in _BLOCKS:
-        width = block.width if isinstance(block.width, int) else block.width(scenario)
+        width = block.width if isinstance(block.width, int) else block.width(scenario, actuators)
         if width:
             columns = slice(start, start + width)
             found.append(ObservationColumns(block.name, columns, block.meaning, block.low, block.high))
@@ -186,7 +118,13 @@ def rules_of(scenario: Scenario) -> Rules:
 
 def reward_bounds(scenario: Scenario) -> tuple[float, float]:
     """(min, max) of the per-step reward (an unsafe rate and a wheel saturation that ends
-    the episode cost ``reward_unsafe`` once, not twice; the energy term lies in ±w_E)."""
+    the episode cost ``reward_unsafe`` once, not twice; the energy term lies in ±w_E), and
+    each component's share (its ``reward``)."""
     s = scenario
     worst = s.reward_angle + s.reward_rate + s.reward_torque + s.reward_unsafe + s.reward_energy
-    return -worst, s.reward_success + s.reward_energy
+    low, high = -worst, s.reward_success + s.reward_energy
+    for component in COMPONENTS:
+        if component.reward is not None and component.on(s):
+            share = component.reward(s)
+            low, high = low + share[0], high + share[1]
+    return low, high

@@ -14,23 +14,50 @@ import numpy as np
 
 from rigidrot_gym.physics.jit import jitable, select
 
-# Pairs of standard normals per body and step of the counter-based stream, and the
-# first pair of each use: actuator noise (up to 4 wheels), sensors (attitude and rate
-# noise, 3 each), random-walk disturbance (3).
-STEP_PAIRS = 7
-ACTUATOR_PAIRS, SENSOR_PAIRS, DISTURBANCE_PAIRS = 0, 2, 5
-# The spacecraft's sensors and estimator draw from a second stream of each body, keyed
-# by its key mixed with this constant (the first stream's numbers, and so every id that
-# has no such sensor, stay as they were), NAVIGATION_PAIRS pairs a step, always by the
-# vectorising draw (block_normals). The normals of
-# a step, by their index (each use starts a pair): the gyro's bias step N_u (0–2) and
-# white noise N_v (3–5), the star tracker's (6–8), the magnetometer's (10–12), six coarse
-# Sun sensors' (14–19); at an episode's start (step 0), the gyro's bias (20–22), the
-# estimate's attitude error (24–26) and the magnetometer's bias (28–30).
+# Each body's per-step noise: pairs of standard normals of its counter-based stream, and
+# normals of a second stream for the spacecraft's sensors and estimator, keyed by its key
+# mixed with NAVIGATION_SALT (the first stream's numbers, and so every id that has no such
+# sensor, stay as they were), always drawn by the vectorising draw (block_normals). How
+# many each component takes is in its declaration; where they lie follows from the list
+# (declaration.noise_layout), read by the names below on first use (the components' modules
+# import this one): the main stream's pairs per step and the first pair of each use
+# (actuator noise, up to 4 wheels; sensors, attitude and rate noise, 3 each; random-walk
+# disturbance, 3), and the navigation stream's pairs per step and the first normal of each
+# use (each starts a pair): the gyro's bias step N_u and white noise N_v (0–5), the star
+# tracker's (6–8), the magnetometer's (10–12), six coarse Sun sensors' (14–19); at an
+# episode's start (step 0), the gyro's bias (20–22), the estimate's attitude error (24–26)
+# and the magnetometer's bias (28–30).
+_LAYOUT = {
+    "STEP_PAIRS": "step_pairs",
+    "ACTUATOR_PAIRS": "actuator_noise.step",
+    "SENSOR_PAIRS": "sensors.step",
+    "DISTURBANCE_PAIRS": "disturbances.step",
+    "NAVIGATION_PAIRS": "navigation_pairs",
+    "GYRO_NORMALS": "gyro.navigation",
+    "TRACKER_NORMALS": "star_tracker.navigation",
+    "MAGNETOMETER_NORMALS": "magnetometer.navigation",
+    "SUN_SENSOR_NORMALS": "sun_sensors.navigation",
+    "START_BIAS_NORMALS": "gyro.start",
+    "START_ERROR_NORMALS": "navigation.start",
+    "START_MAGNETOMETER_NORMALS": "magnetometer.start",
+}
+
+
+def __getattr__(name: str) -> int:
+    """The noise layout's places by the names the compiled code reads: those of
+    ``_LAYOUT``, or any of ``components.NOISE`` with its dot written ``__``
+    (``variates.thrusters__step``: a new component reads its own without an edit here)."""
+    # Dunder names (the import system's probes) never load the list: it may be loading.
+    if name in _LAYOUT or ("__" in name and not name.startswith("_")):
+        from rigidrot_gym.attitude.components import NOISE
+
+        key = _LAYOUT.get(name, name.replace("__", "."))
+        if key in NOISE:
+            return NOISE[key]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 NAVIGATION_SALT = np.uint64(0x5EC0DE5A7E111735)
-NAVIGATION_PAIRS = 16
-GYRO_NORMALS, TRACKER_NORMALS, MAGNETOMETER_NORMALS, SUN_SENSOR_NORMALS = 0, 6, 10, 14
-START_BIAS_NORMALS, START_ERROR_NORMALS, START_MAGNETOMETER_NORMALS = 20, 24, 28
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)

@@ -23,8 +23,104 @@ them (:mod:`~rigidrot_gym.attitude.pipeline`):
    :mod:`.orbit` at its new episode time;
 8. the autoreset: :mod:`.restart` (the waiting bodies' new episodes, drawn in the call).
 
+Each model declares itself once (:class:`~.declaration.Component`, its module's
+``COMPONENT``), and :data:`COMPONENTS` lists them: the one place that names every
+component. The scenario's tables and consistency rules, the period's flags
+(:class:`~rigidrot_gym.attitude.data.Features`) and state
+(:class:`~rigidrot_gym.attitude.data.Equipment`), the per-episode draws and per-step
+noise, the observation's columns and the reward's bounds are derived from it.
+
 Each is component-wise source over :mod:`~rigidrot_gym.physics.jit`'s primitives and the
 named data of :mod:`~rigidrot_gym.attitude.data`: a function of one body, or of a block of
 bodies ``lo`` … ``hi`` − 1 when its loop must vectorise. A component that a scenario does
 not enable is not compiled into its kernel (:class:`~rigidrot_gym.attitude.data.Features`).
 """
+
+from rigidrot_gym.attitude import randomization
+from rigidrot_gym.attitude.components import (
+    actuator_noise,
+    declaration,
+    delay,
+    disturbances,
+    gravity_gradient,
+    gyro,
+    magnetic_field,
+    magnetometer,
+    magnetorquers,
+    navigation,
+    orbit,
+    sensors,
+    star_tracker,
+    sun_sensors,
+    sunlight,
+    targets,
+    torquers,
+    wheels,
+)
+from rigidrot_gym.attitude.components.declaration import Component
+
+# Every component, in the order that lays out what they share: the observation's columns
+# (the wheels' first, the field's last, where the controllers read it) and the normals and
+# uniforms of each body's streams (each component's after those before it). A new component
+# goes at the end, so that every existing id keeps its columns and its random streams.
+COMPONENTS: tuple[Component, ...] = (
+    torquers.COMPONENT,
+    wheels.COMPONENT,
+    delay.COMPONENT,
+    actuator_noise.COMPONENT,
+    magnetorquers.COMPONENT,
+    sensors.COMPONENT,
+    disturbances.COMPONENT,
+    gravity_gradient.COMPONENT,
+    orbit.COMPONENT,
+    targets.COMPONENT,
+    gyro.COMPONENT,
+    star_tracker.COMPONENT,
+    navigation.COMPONENT,
+    magnetometer.COMPONENT,
+    sun_sensors.COMPONENT,
+    sunlight.COMPONENT,
+    magnetic_field.COMPONENT,
+    randomization.COMPONENT,
+)
+
+# Where each component's per-step noise lies in each body's streams (variates).
+NOISE = declaration.noise_layout(COMPONENTS)
+
+
+def reference() -> str:
+    """The components as a Markdown table, from their declarations (the components page):
+    each one's module, what it is, its table and switch, what it needs, and what it adds:
+    flags, state, draws, noise and observation columns."""
+    rows = [
+        "| component | what | table | switch | needs | features | state | draws | noise per step | columns |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def names(items: list[str]) -> str:
+        return ", ".join(f"`{item}`" for item in items)
+
+    for c in COMPONENTS:
+        module = c.table.__module__ if c.table is not None else f"{__name__}.{c.name}"  # where it is declared
+        switch = c.switch if isinstance(c.switch, str) else "target.attitude"
+        noise = [f"{2 * c.step_pairs} normals"] if c.step_pairs else []
+        noise += [f"{c.navigation_normals} navigation normals"] if c.navigation_normals else []
+        noise += [f"{c.start_normals} at the start"] if c.start_normals else []
+        draws = [
+            f"{d.name} ({d.size} {'normal' if d.normal else 'uniform'}{'s' if d.size > 1 else ''})"
+            for d in c.draws
+        ]
+        cells = [
+            f"[`{c.name}`][{module}]",
+            c.summary,
+            f"`[{c.table.key}]`" if c.table is not None else "",
+            f"`{switch}`" if switch else "",
+            names([need.component for need in c.needs]),
+            names([f.name for f in c.features]),
+            names([s.name for s in c.state]),
+            ", ".join(draws),
+            ", ".join(noise),
+            names([column.name for column in c.columns]),
+        ]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows) + "\n"

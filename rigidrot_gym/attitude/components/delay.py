@@ -4,6 +4,9 @@ which keeps the state Markov."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
 from rigidrot_gym.physics.jit import jitable
 
 
@@ -20,3 +23,36 @@ def observe(equipment, obs, first, i):
     wheels', before the field's)."""
     for k in range(equipment.pending.shape[1]):
         obs[i, first + k] = equipment.pending[i, k]
+
+
+def _reset(episode) -> None:
+    episode.equipment.pending[episode.rows] = 0.0
+
+
+COMPONENT = Component(
+    name="delay",
+    summary="each action acts one control period late; the observation ends with the pending one",
+    on=lambda s: s.actuation_delay,
+    switch="actuator.delay",
+    features=(Feature("delay", lambda s, f: s.actuation_delay, "each action acts one control period late"),),
+    state=(
+        State(
+            "pending",
+            "(N, n) the action a delayed actuator applies next period",
+            lambda b: np.zeros((b.bodies, b.actuators.count if b.scenario.actuation_delay else 0)),
+            lambda f: f.delay,
+        ),
+    ),
+    reset=_reset,
+    columns=(
+        Column(
+            "pending_action",
+            "the action not yet applied",
+            -1.0,
+            1.0,
+            lambda s, actuators: actuators.count if s.actuation_delay else 0,
+            "one per actuator",
+            "``actuation_delay``",
+        ),
+    ),
+)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.attitude.data import (
+from rigidrot_gym.attitude.rows import (
     ANGLE,
     EFFORT,
     IN_TOLERANCE,

@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit
-from rigidrot_gym.attitude.settings import Table, flag, positive, setting
+from rigidrot_gym.attitude.components.declaration import Component, Feature, State
+from rigidrot_gym.attitude.settings import ScenarioError, Table, flag, positive, setting
 from rigidrot_gym.physics import earth, torques, validation
 from rigidrot_gym.physics.jit import jitable
 
@@ -101,3 +102,60 @@ def _hold(params, strength, rate, phase, p, q, bodies, i):
     params[a + 3, i], params[a + 4, i], params[a + 5, i] = q
     g, m = torques.GG_MOMENTS, bodies.moments
     params[g, i], params[g + 1, i], params[g + 2, i] = m[0, i], m[1, i], m[2, i]
+
+
+def _altitude_is_the_orbits(s) -> None:
+    if s.orbit and s.gravity_gradient and s.orbit_altitude != GravityGradientTable.orbit_altitude:
+        raise ScenarioError(
+            "field gravity_gradient.orbit_altitude is the circular orbit's without [orbit]; with "
+            f"orbit.enabled the gravity gradient follows that orbit: leave it out, got {s.orbit_altitude!r}"
+        )
+
+
+def _reset(episode) -> None:
+    start(episode.equipment.phase, episode.rows, episode.draws["orbit.phase"])
+
+
+def _constant(k: int):
+    """The maker of entry k of :func:`constants`."""
+    return lambda b: constants(b.scenario.gravity, b.scenario.dt)[k]
+
+
+COMPONENT = Component(
+    name="gravity_gradient",
+    summary="the gravity-gradient torque 3n² r̂ × (J r̂) of a circular orbit, or of ``[orbit]``'s",
+    table=GravityGradientTable,
+    attribute="gravity",
+    on=lambda s: s.gravity_gradient,
+    switch="gravity_gradient.enabled",
+    rules=(_altitude_is_the_orbits,),
+    features=(
+        Feature("gravity_gradient", lambda s, f: s.gravity_gradient, "3n² r̂ × (I r̂) of a circular orbit"),
+        # the field reads the orbit whatever this says: a flag of its own would compile a
+        # kernel per combination for nothing
+        Feature(
+            "orbit_gravity",
+            lambda s, f: s.orbit and s.gravity_gradient,
+            "the gravity gradient follows the scenario's orbit",
+        ),
+    ),
+    state=(
+        State(
+            "phase",
+            "(N,) orbit phase at the episode start, rad",
+            lambda b: np.zeros(b.bodies),
+            lambda f: f.gravity_gradient,
+        ),
+        State(
+            "gravity_rate", "3n² of the gravity gradient, 1/s²", _constant(0), lambda f: f.gravity_gradient
+        ),
+        State("mean_motion", "n of its circular orbit, rad/s", _constant(1), lambda f: f.gravity_gradient),
+        State(
+            "phase_per_period",
+            "the orbit phase advance per control period, rad",
+            _constant(2),
+            lambda f: f.gravity_gradient,
+        ),
+    ),
+    reset=_reset,  # its phase is the orbit's draw: a circular orbit's phase is its mean anomaly
+)

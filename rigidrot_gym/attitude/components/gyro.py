@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude import variates
+from rigidrot_gym.attitude.components.declaration import Component, Feature, State
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import GYRO_NORMALS, START_BIAS_NORMALS
 from rigidrot_gym.physics import gyro as gyro_model
 from rigidrot_gym.physics.jit import jitable
 
@@ -74,7 +75,7 @@ def read(equipment, rate, dt, normals, i):
     reading into ``equipment.gyro[i, READING]``, the bias and the carried angle moved on;
     ``normals``: the step's normals of its navigation stream."""
     m, g = equipment.gyro_model, equipment.gyro
-    n = GYRO_NORMALS
+    n = variates.GYRO_NORMALS
     reading, bias, carry = gyro_model.sample(
         rate,
         (g[i, 0], g[i, 1], g[i, 2]),
@@ -100,7 +101,7 @@ def start(equipment, rate, dt, normals, i):
     g = equipment.gyro
     sigma = equipment.gyro_model[INITIAL_BIAS]
     for k in range(3):
-        g[i, k] = sigma * normals[START_BIAS_NORMALS + k]
+        g[i, k] = sigma * normals[variates.START_BIAS_NORMALS + k]
         g[i, 3 + k] = 0.0
     read(equipment, rate, dt, normals, i)
 
@@ -110,3 +111,31 @@ def reading(equipment, i):
     """Body i's last reading (3-tuple, rad/s)."""
     g = equipment.gyro
     return (g[i, 6], g[i, 7], g[i, 8])
+
+
+COMPONENT = Component(
+    name="gyro",
+    summary="a rate-integrating gyro (angle and rate random walks, quantised pulses, a full scale)",
+    table=GyroTable,
+    on=lambda s: s.gyro_model != "none",
+    switch="gyro.model",
+    features=(
+        Feature(
+            "gyro",
+            lambda s, f: s.gyro_model != "none",
+            "a rate-integrating gyro reads the body rates each period",
+        ),
+    ),
+    state=(
+        State(
+            "gyro",
+            "(N, STATE) bias, carried angle, last reading",
+            lambda b: np.zeros((b.bodies if b.features.gyro else 0, STATE)),
+            lambda f: f.gyro,
+        ),
+        State("gyro_model", "(MODEL,) its errors", lambda b: constants(b.scenario.gyro), lambda f: f.gyro),
+    ),
+    navigation_normals=6,  # the bias step N_u and the white noise N_v
+    start_normals=3,  # the bias at an episode's start
+    noisy="gyro",
+)

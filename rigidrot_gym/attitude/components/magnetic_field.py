@@ -18,7 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit
-from rigidrot_gym.attitude.settings import Table, flag, setting
+from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
+from rigidrot_gym.attitude.settings import ScenarioError, Table, flag, setting
 from rigidrot_gym.physics import earth, geomagnetic
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
@@ -85,3 +86,63 @@ def observe(equipment, state, principal, obs, column, i):
     body = qrotate(b, qrotate_inv(q, world))
     for c in range(COLUMNS):
         obs[i, column + c] = min(max(body[c] / FIELD_SCALE, -1.0), 1.0)
+
+
+def _epoch_in_igrf(s) -> None:
+    if s.magnetic_field:
+        year = geomagnetic.decimal_year(earth.julian_date(s.orbit_epoch))
+        if not geomagnetic.FIRST_YEAR <= year <= geomagnetic.LAST_YEAR:
+            span = f"{geomagnetic.FIRST_YEAR:.0f}–{geomagnetic.LAST_YEAR:.0f}"
+            raise ScenarioError(
+                f"field orbit.epoch must lie in {span} (the IGRF coefficients of the "
+                f"magnetic field), got {s.orbit_epoch!r}"
+            )
+
+
+def _read(f) -> bool:
+    return f.magnetic_field or f.magnetorquers or f.magnetometer
+
+
+COMPONENT = Component(
+    name="magnetic_field",
+    summary="the geomagnetic field (IGRF centred dipole) along the orbit, observed in the body frame",
+    table=MagneticFieldTable,
+    attribute="geomagnetism",
+    on=lambda s: s.magnetic_field,
+    switch="magnetic_field.enabled",
+    needs=(Need("orbit", "the orbit's field"),),
+    rules=(_epoch_in_igrf,),
+    features=(
+        Feature(
+            "magnetic_field",
+            lambda s, f: s.magnetic_field,
+            "the geomagnetic field along the orbit, observed in the body frame",
+        ),
+    ),
+    state=(
+        State(
+            "field",
+            "(N, 3) the magnetic field at the body now, world frame, T",
+            lambda b: np.zeros((b.bodies, 3)),
+            _read,
+        ),
+        State(
+            "field_model",
+            "(MODEL,) the dipole and the Earth's angle (entries DIPOLE …)",
+            lambda b: constants(b.scenario.flight, b.scenario.geomagnetism),
+            _read,
+        ),
+    ),
+    columns=(
+        Column(
+            "magnetic_field",
+            "the field B / 60 µT, body frame (clipped to ±1): the magnetometer's reading where "
+            '``observe`` is not ``"truth"``',
+            -1.0,
+            1.0,
+            lambda s, actuators: COLUMNS if s.magnetic_field else 0,
+            "3",
+            "``magnetic_field``",
+        ),
+    ),
+)

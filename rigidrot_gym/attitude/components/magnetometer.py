@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude import variates
+from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
 from rigidrot_gym.attitude.components.magnetic_field import FIELD_SCALE
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import MAGNETOMETER_NORMALS, START_MAGNETOMETER_NORMALS
 from rigidrot_gym.physics import magnetometer as magnetometer_model
 from rigidrot_gym.physics.jit import jitable
 
@@ -71,7 +72,11 @@ def variance(equipment):
 @jitable
 def start(equipment, normals, i):
     """Body i's bias at its episode's start; ``normals``: step 0's of its navigation stream."""
-    sigma, out, n = equipment.magnetometer_model[BIAS_STD], equipment.magnetometer, START_MAGNETOMETER_NORMALS
+    sigma, out, n = (
+        equipment.magnetometer_model[BIAS_STD],
+        equipment.magnetometer,
+        variates.START_MAGNETOMETER_NORMALS,
+    )
     out[i, 0], out[i, 1], out[i, 2] = sigma * normals[n], sigma * normals[n + 1], sigma * normals[n + 2]
 
 
@@ -80,7 +85,7 @@ def read(equipment, field_body, normals, i):
     """Body i's reading of the body-frame field ``field_body`` (3-tuple, T) into
     ``equipment.magnetometer[i, READING]``; ``normals``: the step's normals of its
     navigation stream."""
-    m, out, n = equipment.magnetometer_model, equipment.magnetometer, MAGNETOMETER_NORMALS
+    m, out, n = equipment.magnetometer_model, equipment.magnetometer, variates.MAGNETOMETER_NORMALS
     out[i, 3], out[i, 4], out[i, 5] = magnetometer_model.read(
         field_body,
         (out[i, 0], out[i, 1], out[i, 2]),
@@ -104,3 +109,36 @@ def observe(equipment, obs, column, i):
     ``obs[i, column:column + 3]`` (where the true field would be)."""
     for c in range(3):
         obs[i, column + c] = min(max(equipment.magnetometer[i, 3 + c] / FIELD_SCALE, -1.0), 1.0)
+
+
+COMPONENT = Component(
+    name="magnetometer",
+    summary="a magnetometer: the field with white noise, quantisation, saturation and a bias drawn "
+    "per episode",
+    table=MagnetometerTable,
+    on=lambda s: s.magnetometer_model != "none",
+    switch="magnetometer.model",
+    needs=(Need("magnetic_field", "the field it reads"),),
+    features=(
+        Feature(
+            "magnetometer", lambda s, f: s.magnetometer_model != "none", "a magnetometer reads the field"
+        ),
+    ),
+    state=(
+        State(
+            "magnetometer",
+            "(N, STATE) its bias and last reading",
+            lambda b: np.zeros((b.bodies if b.features.magnetometer else 0, STATE)),
+            lambda f: f.magnetometer,
+        ),
+        State(
+            "magnetometer_model",
+            "(MODEL,) its errors",
+            lambda b: constants(b.scenario.magnetometer),
+            lambda f: f.magnetometer,
+        ),
+    ),
+    navigation_normals=3,
+    start_normals=3,  # its bias at an episode's start
+    noisy="magnetometer",
+)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.attitude.settings import Table, bounded, flag, setting, vector
+from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
+from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, flag, setting, vector
 from rigidrot_gym.physics import torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable
@@ -105,3 +106,44 @@ def switch_on(params, saved, lo, hi):
     for c in range(3):
         for i in range(lo, hi):
             params[d + c, i] = saved[c, i]
+
+
+def _whole_off_part(s) -> None:
+    if s.magnetorquers:
+        try:
+            off_substeps(s.magnetorquer_duty_cycle, s.substeps)
+        except ValueError as err:
+            raise ScenarioError(str(err)) from None
+
+
+COMPONENT = Component(
+    name="magnetorquers",
+    summary="three magnetic torque rods (actions are dipoles, τ = m × B), alone or after the wheels, "
+    "with a duty cycle",
+    table=MagnetorquerTable,
+    attribute="rods",
+    on=lambda s: s.magnetorquers,
+    switch="magnetorquers.enabled",
+    needs=(Need("magnetic_field"),),
+    rules=(_whole_off_part,),
+    features=(
+        Feature("magnetorquers", lambda s, f: s.magnetorquers, "magnetic torque rods (actions are dipoles)"),
+        Feature(
+            "duty_cycle",
+            lambda s, f: s.magnetorquers and s.magnetorquer_duty_cycle < 1.0,
+            "the rods are off for the first part of each period",
+        ),
+    ),
+    state=(
+        State(
+            "rods_off",
+            "sub-steps at the start of a period with the rods off (their duty cycle)",
+            lambda b: (
+                off_substeps(b.scenario.magnetorquer_duty_cycle, b.scenario.substeps)
+                if b.scenario.magnetorquers
+                else 0
+            ),
+            lambda f: f.duty_cycle,
+        ),
+    ),
+)

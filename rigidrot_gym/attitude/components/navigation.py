@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude import variates
+from rigidrot_gym.attitude.components import gyro, magnetometer, star_tracker
+from rigidrot_gym.attitude.components.declaration import Component, Feature, State
 from rigidrot_gym.attitude.components.gyro import ARW, RRW
-from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import START_ERROR_NORMALS
+from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, choice, setting
 from rigidrot_gym.physics import mekf
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable
@@ -99,7 +101,7 @@ def initial_attitude(equipment, q, normals, i):
     """Body i's attitude as known at its episode's start, before a first measurement: the
     true ``q`` (4-tuple) turned by a random rotation of per-axis std σ_θ0; ``normals``:
     step 0's of its navigation stream."""
-    half, n = 0.5 * equipment.estimator_model[INITIAL_ATTITUDE], START_ERROR_NORMALS
+    half, n = 0.5 * equipment.estimator_model[INITIAL_ATTITUDE], variates.START_ERROR_NORMALS
     return qmul(q, qexp((half * normals[n], half * normals[n + 1], half * normals[n + 2])))
 
 
@@ -211,3 +213,86 @@ def write_sensed(q, w, principal, sensed, i):
     sensed[0, i], sensed[1, i], sensed[2, i], sensed[3, i] = qmul(q, b)
     sensed[4, i], sensed[5, i], sensed[6, i] = qrotate_inv(b, w)
     sensed[7, i] = 0.0
+
+
+def _sources_of_what_it_observes(s) -> None:
+    if s.observe == "sensors" and s.gyro_model == "none":
+        raise ScenarioError(
+            'navigation.observe "sensors" needs gyro.model (and shows the attitude of a star_tracker.model)'
+        )
+    if s.observe == "estimate" and (s.gyro_model == "none" or s.star_tracker_model == "none"):
+        raise ScenarioError(
+            'navigation.observe "estimate" needs gyro.model and star_tracker.model (the MEKF\'s propagation '
+            "and updates)"
+        )
+    if s.observe != "truth" and bool(s.attitude_noise_deg or s.rate_noise or s.rate_bias):
+        raise ScenarioError(
+            f"navigation.observe {s.observe!r} replaces the [sensors] table's Gaussian noise: leave one of "
+            "them out"
+        )
+
+
+def _sun_sensors_weigh(s) -> None:
+    if s.observe == "estimate" and s.sun_sensor_model != "none" and s.sun_sensor_noise == 0.0:
+        # The MEKF weighs a measurement by its noise: a direction without any has no weight
+        # (S = H P Hᵀ is singular for a vector's H = [b×]).
+        raise ScenarioError(
+            "field sun_sensors.noise must be positive where the MEKF uses the Sun sensors "
+            f'(navigation.observe "estimate"), got {s.sun_sensor_noise!r}'
+        )
+
+
+def _read(f) -> bool:
+    """The spacecraft's sensors: the start attitude is known before a first measurement."""
+    return f.gyro or f.star_tracker or f.magnetometer or f.sun_sensors
+
+
+def _field_bias(s) -> float:
+    return magnetometer.constants(s.magnetometer)[magnetometer.BIAS_STD]
+
+
+def _model(b) -> np.ndarray:
+    s = b.scenario
+    return constants(
+        s.navigation,
+        gyro.constants(s.gyro)[gyro.INITIAL_BIAS],
+        star_tracker.covariance(s.star_tracker) if b.features.star_tracker else np.zeros((3, 3)),
+        _field_bias(s),
+    )
+
+
+def _covariance(b) -> np.ndarray:
+    n = states(_field_bias(b.scenario))
+    return np.zeros((b.bodies if b.features.estimator else 0, n, n))
+
+
+COMPONENT = Component(
+    name="navigation",
+    summary="what the agent observes of its attitude and rates: the truth, the sensors' readings or "
+    "the MEKF's estimate",
+    table=NavigationTable,
+    on=lambda s: s.observe != "truth",
+    switch="navigation.observe",
+    rules=(_sources_of_what_it_observes, _sun_sensors_weigh),
+    features=(
+        Feature(
+            "estimator", lambda s, f: s.observe == "estimate", "the MEKF runs on the gyro and star tracker"
+        ),
+        Feature(
+            "observed",
+            lambda s, f: OBSERVED.index(s.observe),
+            "what the observation shows: TRUTH, SENSORS or ESTIMATE",
+        ),
+    ),
+    state=(
+        State(
+            "estimate",
+            "(N, STATE) the MEKF's q̂, β̂ and m̂",
+            lambda b: np.zeros((b.bodies if b.features.estimator else 0, STATE)),
+            lambda f: f.estimator,
+        ),
+        State("covariance", "(N, n, n) and its P (n: states)", _covariance, lambda f: f.estimator),
+        State("estimator_model", "(MODEL,) its start and the tracker's R", _model, _read),
+    ),
+    start_normals=3,  # the estimate's attitude error at an episode's start
+)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.attitude.settings import Check, Table, bounded, flag, invalid, setting
+from rigidrot_gym.attitude.components.declaration import Component, Draw, State
+from rigidrot_gym.attitude.settings import Check, ScenarioError, Table, bounded, flag, invalid, setting
 from rigidrot_gym.physics import earth
 from rigidrot_gym.physics import orbit as kepler
 from rigidrot_gym.physics.jit import jitable
@@ -157,3 +158,59 @@ def nadir_motion(equipment, t, i):
     u_rate = o[ARGP_RATE] + o[MEAN_RATE] * o[A] ** 2 * np.sqrt(1.0 - e * e) / (r * r)
     cO, sO, ci, si = np.cos(raan), np.sin(raan), np.cos(inclination), np.sin(inclination)
     return u, u_rate, 3.0 * earth.MU / r**3, (cO, sO, 0.0), (-ci * sO, ci * cO, si)
+
+
+def _valid_elements(s) -> None:
+    if s.orbit:
+        try:
+            elements_of(s.flight)
+        except ValueError as err:
+            raise ScenarioError(f"table orbit: {err}") from None
+
+
+def _read(f) -> bool:
+    """The components that read the orbit: the field, the Sun and a moving target along it,
+    the gravity gradient that follows it, and the spacecraft's sensors."""
+    return (
+        f.orbit_gravity
+        or f.magnetic_field
+        or f.magnetorquers
+        or f.moving_target
+        or f.sun
+        or f.gyro
+        or f.star_tracker
+        or f.magnetometer
+        or f.sun_sensors
+    )
+
+
+def _reset(episode) -> None:
+    start(episode.equipment.anomaly, episode.rows, episode.draws["orbit.phase"])
+
+
+COMPONENT = Component(
+    name="orbit",
+    summary="a Keplerian orbit about the Earth from classical elements (J2's secular drift optional)",
+    table=OrbitTable,
+    attribute="flight",  # not `orbit`: that is the switch's keyword name
+    on=lambda s: s.orbit,
+    switch="orbit.enabled",
+    rules=(_valid_elements,),
+    state=(
+        State(
+            "anomaly",
+            "(N,) the orbit's mean anomaly at the episode start, rad",
+            lambda b: np.zeros(b.bodies),
+            _read,
+        ),
+        State(
+            "orbit",
+            "(ELEMENTS,) the orbit's elements and rates (entries A …)",
+            lambda b: constants(b.scenario.flight),
+            _read,
+        ),
+    ),
+    reset=_reset,
+    realism_block=True,
+    draws=(Draw("phase", 1),),
+)

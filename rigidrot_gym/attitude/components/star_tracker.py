@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components import orbit
+from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
 from rigidrot_gym.attitude.settings import Table, choice, integer, quaternion, setting
-from rigidrot_gym.attitude.variates import TRACKER_NORMALS
 from rigidrot_gym.physics import star_tracker as tracker_model
 from rigidrot_gym.physics.jit import jitable
 
@@ -97,7 +98,7 @@ def measure(equipment, q, r, to_sun, step, normals, i):
         due = tracker_model.blinded(q, mounting, r, to_sun, m[SUN_EXCLUSION], m[EARTH_EXCLUSION]) == 0.0
     out[i, FRESH] = 1.0 if due else 0.0
     if due:
-        n = TRACKER_NORMALS
+        n = variates.TRACKER_NORMALS
         xi = (normals[n], normals[n + 1], normals[n + 2])
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = tracker_model.measure(
             q, mounting, m[NOISE_ACROSS], m[NOISE_ABOUT], xi
@@ -124,3 +125,46 @@ def measured(equipment, i):
 def observe(equipment, obs, column, i):
     """Body i's flag (1: this period measured) into ``obs[i, column]``."""
     obs[i, column] = equipment.tracker[i, FRESH]
+
+
+COMPONENT = Component(
+    name="star_tracker",
+    summary="a star tracker: attitude measurements with its noise, mounting, exclusion cones and period",
+    table=StarTrackerTable,
+    on=lambda s: s.star_tracker_model != "none",
+    switch="star_tracker.model",
+    features=(
+        Feature(
+            "star_tracker",
+            lambda s, f: s.star_tracker_model != "none",
+            "a star tracker measures the attitude",
+        ),
+    ),
+    state=(
+        State(
+            "tracker",
+            "(N, STATE) the last measured attitude and its flag",
+            lambda b: np.zeros((b.bodies if b.features.star_tracker else 0, STATE)),
+            lambda f: f.star_tracker,
+        ),
+        State(
+            "tracker_model",
+            "(MODEL,) its errors, mounting, cones, period",
+            lambda b: constants(b.scenario.star_tracker, b.scenario.flight),
+            lambda f: f.star_tracker,
+        ),
+    ),
+    navigation_normals=3,
+    noisy="star_tracker",
+    columns=(
+        Column(
+            "star_tracker_flag",
+            "1 when the star tracker measured in this period, else 0",
+            0.0,
+            1.0,
+            lambda s, actuators: COLUMNS if s.star_tracker_model != "none" else 0,
+            "1",
+            "``star_tracker_model``",
+        ),
+    ),
+)

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.attitude.variates import SUN_SENSOR_NORMALS
+from rigidrot_gym.attitude import variates
+from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
+from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, choice, setting
 from rigidrot_gym.physics import sun
 from rigidrot_gym.physics import sun_sensors as sensor_model
 from rigidrot_gym.physics import vector as vec
@@ -97,7 +98,9 @@ def read(equipment, q, to_sun, shadow, normals, i):
         clean = sensor_model.response(
             (n[j, 0], n[j, 1], n[j, 2]), body, distance / sun.AU, shadow, m[COS_FOV], m[KELLY], m[SCALE]
         )
-        out[i, j] = min(max(clean + m[NOISE] * normals[SUN_SENSOR_NORMALS + j], m[LOWEST]), m[HIGHEST])
+        out[i, j] = min(
+            max(clean + m[NOISE] * normals[variates.SUN_SENSOR_NORMALS + j], m[LOWEST]), m[HIGHEST]
+        )
 
 
 @jitable
@@ -121,3 +124,55 @@ def observe(equipment, obs, column, i):
     scale = equipment.sun_sensor_model[SCALE]
     for j in range(equipment.sun_sensors.shape[1]):
         obs[i, column + j] = min(max(equipment.sun_sensors[i, j] / scale, 0.0), 1.0)
+
+
+def _at_most_six(s) -> None:
+    if count(s.sun_sensors) > MAX_SENSORS:
+        raise ScenarioError(f"sun_sensors.model: at most {MAX_SENSORS} sensors")
+
+
+COMPONENT = Component(
+    name="sun_sensors",
+    summary="coarse Sun sensors: cosine response (Kelly), field of view, noise, albedo-free",
+    table=SunSensorTable,
+    on=lambda s: s.sun_sensor_model != "none",
+    switch="sun_sensors.model",
+    needs=(Need("orbit", "the Sun it reads"),),
+    rules=(_at_most_six,),
+    features=(
+        Feature("sun_sensors", lambda s, f: s.sun_sensor_model != "none", "coarse Sun sensors read the Sun"),
+    ),
+    state=(
+        State(
+            "sun_sensors",
+            "(N, k) the coarse Sun sensors' last outputs",
+            lambda b: np.zeros((b.bodies if b.features.sun_sensors else 0, count(b.scenario.sun_sensors))),
+            lambda f: f.sun_sensors,
+        ),
+        State(
+            "sun_sensor_model",
+            "(MODEL,) their response and errors",
+            lambda b: constants(b.scenario.sun_sensors)[0],
+            lambda f: f.sun_sensors,
+        ),
+        State(
+            "sun_sensor_normals",
+            "(k, 3) their normals, body frame",
+            lambda b: constants(b.scenario.sun_sensors)[1],
+            lambda f: f.sun_sensors,
+        ),
+    ),
+    navigation_normals=MAX_SENSORS,
+    noisy="sun_sensors",
+    columns=(
+        Column(
+            "sun_sensors",
+            "each coarse Sun sensor's output over its scale (clipped to [0, 1])",
+            0.0,
+            1.0,
+            lambda s, actuators: count(s.sun_sensors),
+            "one per sensor",
+            "``sun_sensor_model``",
+        ),
+    ),
+)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit
+from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
 from rigidrot_gym.attitude.settings import Table, flag, setting
 from rigidrot_gym.physics import earth, sun
 from rigidrot_gym.physics import vector as vec
@@ -87,3 +88,47 @@ def observe(equipment, state, principal, obs, column, i):
     body = qrotate(b, qrotate_inv(q, (s[i, 0], s[i, 1], s[i, 2])))
     obs[i, column], obs[i, column + 1], obs[i, column + 2] = body
     obs[i, column + 3] = s[i, SHADOW]
+
+
+COMPONENT = Component(
+    name="sunlight",
+    summary="the Sun's direction and the Earth's shadow (conical, Montenbruck & Gill) along the orbit",
+    table=SunTable,
+    attribute="sunlight",  # not `sun`: that is the switch's keyword name
+    on=lambda s: s.sun,
+    switch="sun.enabled",
+    needs=(Need("orbit", "the Sun seen from the orbit"),),
+    features=(
+        Feature(
+            "sun",
+            lambda s, f: s.sun,
+            "the Sun's direction and the Earth's shadow, observed in the body frame",
+        ),
+    ),
+    state=(
+        State(
+            "sunlight",
+            "(N, 4) the direction to the Sun now (world frame) and the shadow factor",
+            lambda b: np.zeros((b.bodies, COLUMNS)),
+            lambda f: f.sun,
+        ),
+        State(
+            "sun_model",
+            "(MODEL,) the epoch's Julian date",
+            lambda b: constants(b.scenario.flight),
+            # a moving target's kernel types the Sun frame's branch too (targets.track)
+            lambda f: f.sun or f.moving_target or f.sun_sensors or f.star_tracker,
+        ),
+    ),
+    columns=(
+        Column(
+            "sun",
+            "the unit vector to the Sun, body frame, and the shadow factor ν (1 in sunlight, 0 in the umbra)",
+            -1.0,
+            1.0,
+            lambda s, actuators: COLUMNS if s.sun else 0,
+            "4",
+            "``sun``",
+        ),
+    ),
+)

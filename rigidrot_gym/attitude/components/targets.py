@@ -30,8 +30,9 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit, sunlight
+from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
 from rigidrot_gym.attitude.components.evaluation import scaled_rates
-from rigidrot_gym.attitude.data import SPEED
+from rigidrot_gym.attitude.rows import SPEED
 from rigidrot_gym.physics import quaternion as quat
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, select
@@ -157,3 +158,30 @@ def start(
         q[:] = quat.multiply(first, quat.multiply(quat.conjugate(target), q))
     omega += quat.rotate_inverse(q, rate)
     target[:] = first
+
+
+COMPONENT = Component(
+    name="targets",
+    summary="a moving target: the orbit's LVLH frame (nadir pointing) or the Sun's, with its rate",
+    on=lambda s: s.moving_target,
+    switch=lambda s: f"target.attitude {s.target_attitude!r}",
+    needs=(Need("orbit"),),
+    features=(
+        Feature(
+            "moving_target", lambda s, f: s.moving_target, "the target moves: the orbit's LVLH frame ..."
+        ),
+        Feature(
+            "sun_target",
+            lambda s, f: s.moving_target and s.target_attitude == "sun",
+            "... or, with this, the Sun's frame (Sun pointing)",
+        ),
+    ),
+    state=(
+        State(
+            "target_rate",
+            "(N, 3) a moving target's angular velocity now, world frame, rad/s",
+            lambda b: np.zeros((b.bodies, 3)),
+            lambda f: f.moving_target,
+        ),
+    ),
+)

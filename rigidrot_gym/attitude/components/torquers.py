@@ -6,10 +6,34 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidrot_gym.attitude.components.declaration import Component
+from rigidrot_gym.attitude.settings import REQUIRED, Table, flag, fraction, setting, vector
 from rigidrot_gym.physics import jit, torques
 from rigidrot_gym.physics import vector as vec
 from rigidrot_gym.physics.jit import jitable, select
 from rigidrot_gym.physics.quaternion import qrotate_inv
+
+
+class Actuator(Table, key="actuator"):
+    """Ideal torquers, one per body axis (or the wheels' motors, with ``[wheels]``)."""
+
+    max_torque: np.ndarray = setting(
+        REQUIRED, check=vector(positive=True), unit="N·m", doc="torque limit per body axis"
+    )
+    noise: float = setting(
+        0.0,
+        check=fraction,
+        flat="actuator_noise",
+        switch=True,
+        doc="relative std of a multiplicative error on each torque (then clipped to the limit)",
+    )
+    delay: bool = setting(
+        False,
+        check=flag,
+        flat="actuation_delay",
+        switch=True,
+        doc="apply each action one control period late (the first period applies zero)",
+    )
 
 
 @jitable
@@ -55,3 +79,13 @@ def hold(call, bodies, frames, work, lo, hi):
             tau = qrotate_inv(column4(frames, i), tau)
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau
     return nonfinite
+
+
+COMPONENT = Component(
+    name="torquers",
+    summary="ideal torquers about the body axes, τ = a ⊙ τ_max (the ``[actuator]`` table, which "
+    "delay and noise read too)",
+    table=Actuator,
+    on=lambda s: not s.wheels and not s.magnetorquers,
+    switch="actuator.max_torque",
+)

@@ -27,7 +27,9 @@ import dataclasses
 
 import numpy as np
 
-from rigidrot_gym.attitude.data import OBS_SIZE
+from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
+from rigidrot_gym.attitude.rows import OBS_SIZE
+from rigidrot_gym.attitude.settings import ScenarioError, Table, choice, flag, positive, setting
 from rigidrot_gym.physics import reaction_wheels
 from rigidrot_gym.physics.jit import jitable
 
@@ -40,6 +42,42 @@ _PYRAMID_TILT = np.arccos(1.0 / np.sqrt(3.0))
 # A momentum within this relative distance of its limit counts as saturated (the clip in
 # advance() removes the round-off that would keep it a hair below).
 _SATURATION_RTOL = 1e-9
+
+
+class Wheels(Table, key="wheels"):
+    """Reaction wheels instead of ideal torques: actions are wheel torques."""
+
+    layout: str = setting(
+        "none",
+        check=choice(("none", "orthogonal", "pyramid")),
+        flat="wheel_layout",
+        switch=True,
+        doc='"none" (ideal torques), "orthogonal" (3 wheels) or "pyramid" (4 wheels)',
+    )
+    max_torque: float = setting(
+        0.01, check=positive, unit="N·m", flat="wheel_max_torque", doc="torque limit per wheel"
+    )
+    max_momentum: float = setting(
+        0.05,
+        check=positive,
+        unit="N·m·s",
+        flat="wheel_max_momentum",
+        doc="momentum limit per wheel (the speed limit)",
+    )
+    model: str = setting(
+        "ideal",
+        check=choice(("ideal", *reaction_wheels.PRESETS)),
+        flat="wheel_model",
+        switch=True,
+        doc='"ideal" (torque and momentum limits only) or a Basilisk preset with its motor limits and '
+        'bearing friction: "HR16" (Honeywell, 50 N·m·s), "RWP015" (BCT), "RW0" (NanoAvionics)',
+    )
+    terminate_on_saturation: bool = setting(
+        False,
+        check=flag,
+        flat="wheel_terminate_on_saturation",
+        doc="a wheel at its momentum limit ends the episode (terminated, rewarded as unsafe)",
+    )
 
 
 def wheel_axes(layout: str) -> np.ndarray:
@@ -112,3 +150,90 @@ def observe(equipment, obs, i):
     a little), the observation's columns after the first seven."""
     for k in range(equipment.wheel_momentum.shape[1]):
         obs[i, OBS_SIZE + k] = min(max(equipment.wheel_momentum[i, k] / equipment.max_momentum[k], -1.0), 1.0)
+
+
+def _preset_needs_wheels(s) -> None:
+    if s.wheel_model != "ideal" and not s.wheels:
+        raise ScenarioError("wheels.model needs wheels.layout (the wheels it models)")
+
+
+def _preset_sets_limits(s) -> None:
+    limits = (s.wheel_max_torque, s.wheel_max_momentum) != (Wheels.max_torque, Wheels.max_momentum)
+    if s.wheel_model != "ideal" and limits:
+        raise ScenarioError(
+            "wheels.model sets the wheels' limits: leave wheels.max_torque and max_momentum out"
+        )
+
+
+def _reset(episode) -> None:
+    episode.equipment.wheel_momentum[episode.rows] = 0.0
+    episode.equipment.saturated[episode.rows] = False
+
+
+COMPONENT = Component(
+    name="wheels",
+    summary="reaction wheels: actions are motor torques, τ = −A u; momentum limits or a Basilisk "
+    "preset's motor rule and bearing friction",
+    table=Wheels,
+    attribute="reaction_wheels",  # not `wheels`: that is the bool "wheels instead of torquers"
+    on=lambda s: s.wheels,
+    switch="wheels.layout",
+    rules=(_preset_needs_wheels, _preset_sets_limits),
+    features=(
+        Feature("wheels", lambda s, f: s.wheels, "reaction wheels (n wheel torques), else ideal torquers"),
+        Feature(
+            "real_wheels",
+            lambda s, f: s.wheels and s.wheel_model != "ideal",
+            "the wheels' motor rule and bearing friction (a Basilisk preset)",
+        ),
+        Feature(
+            "end_on_saturation",
+            lambda s, f: s.wheels and s.wheel_terminate_on_saturation,
+            "a saturated wheel ends the episode",
+        ),
+    ),
+    state=(
+        State(
+            "wheel_momentum",
+            "(N, wheels) wheel momenta about their spin axes, N·m·s",
+            lambda b: np.zeros((b.bodies, b.actuators.torquing if b.scenario.wheels else 0)),
+            lambda f: f.wheels,
+        ),
+        State(
+            "saturated",
+            "(N,) bool: a wheel at its momentum limit",
+            lambda b: np.zeros(b.bodies, dtype=bool),
+            lambda f: f.wheels,
+        ),
+        State(
+            "max_momentum",
+            "(n,) wheel momentum limits, N·m·s (inf for the others)",
+            lambda b: b.actuators.max_momentum,
+            lambda f: f.wheels,
+        ),
+        State(
+            "end_on_saturation",
+            "the unsafe penalty a saturation costs when it ends the episode",
+            lambda b: float(b.scenario.reward_unsafe) if b.scenario.wheel_terminate_on_saturation else 0.0,
+            lambda f: f.end_on_saturation,
+        ),
+        State(
+            "wheel_model",
+            "(MODEL,) a real wheel's constants (entries JS …)",
+            lambda b: model_constants(b.scenario.wheel_model),
+            lambda f: f.real_wheels,
+        ),
+    ),
+    reset=_reset,
+    columns=(
+        Column(
+            "wheel_momenta",
+            "each wheel's momentum h_w / its limit",
+            -1.0,
+            1.0,
+            lambda s, actuators: actuators.torquing if s.wheels else 0,
+            "one per wheel",
+            "``wheel_layout``",
+        ),
+    ),
+)
