@@ -16,9 +16,11 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from envstate import assert_same_state, shared_arrays, state
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
+from rigidrot_gym.attitude.autoreset import Autoreset
 from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.physics.integrators import ConvergenceError
@@ -230,6 +232,34 @@ def test_rows_awaiting_autoreset_are_not_integrated():
         resets += int(ended.sum())
         ended = got[2] | got[3]
     assert resets >= 2 * n  # rows ended above max_rate (1.53 rad/s · 0.52 s > π/4) and restarted
+
+
+@pytest.mark.parametrize("realism", [{}, {"actuator_noise": 0.1}], ids=["plain", "realism"])
+def test_the_two_autoreset_modes_restart_the_same_episodes(realism):
+    # One mechanism, the mode its parameter: SAME_STEP hands back at the ending step what
+    # NEXT_STEP hands back at the next (the new episode's first observation), and the
+    # ended episode's last observation as final_obs; the compiled restarts (plain) and
+    # numpy's (realism) alike.
+    n, overrides = 4, {"max_episode_steps": 3, **realism}
+    next_step = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", **overrides)
+    same_step = AttitudeVectorEnv(n, "RigidRot/Reorient-v0", **overrides)
+    autoreset = Autoreset(same_step.batch, AutoresetMode.SAME_STEP)
+    next_step.reset(seed=5)
+    same_step.reset(seed=5)
+    actions = np.random.default_rng(5).uniform(-1.2, 1.2, size=(3, n, 3)).astype(np.float32)
+    for a in actions:
+        obs, reward, terminated, truncated, _ = next_step.step(a)
+        result = autoreset.step(a)
+        np.testing.assert_array_equal(result.reward, reward)
+        np.testing.assert_array_equal(autoreset.ended, terminated | truncated)
+    assert autoreset.ended.all()  # every episode ended by its time limit at the third step
+    np.testing.assert_array_equal(autoreset.restarted, np.arange(n))
+    np.testing.assert_array_equal(autoreset.final_obs, obs)
+    restarted = next_step.step(np.full((n, 3), np.nan, dtype=np.float32))  # the rows restart
+    np.testing.assert_array_equal(result.obs, restarted[0])
+    assert not restarted[1].any() and not (restarted[2] | restarted[3]).any()  # reward 0, no flags
+    with pytest.raises(ValueError, match="mode"):
+        Autoreset(same_step.batch, "same-step")
 
 
 def test_a_nan_action_in_a_row_being_reset_is_ignored():

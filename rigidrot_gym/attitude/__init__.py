@@ -16,9 +16,15 @@ only the ones above it in this list):
   restart);
 * :mod:`~rigidrot_gym.attitude.pipeline`: the components composed into one compiled call
   per control period;
-* :mod:`~rigidrot_gym.attitude.batch` (:class:`~rigidrot_gym.attitude.batch.AttitudeBatch`:
-  the bodies' data and the pipeline's calls) and :mod:`~rigidrot_gym.attitude.result` (the
-  one result type every env reads);
+* the batched core, :class:`~rigidrot_gym.attitude.batch.AttitudeBatch`, assembled in
+  :mod:`~rigidrot_gym.attitude.batch` (the bodies' data and equipment) from its parts:
+  :mod:`~rigidrot_gym.attitude.views` (the bodies by rows),
+  :mod:`~rigidrot_gym.attitude.transport` (the records to the compiled call) and
+  :mod:`~rigidrot_gym.attitude.engine_period` (an engine between its two parts),
+  :mod:`~rigidrot_gym.attitude.period` (control periods and their errors),
+  :mod:`~rigidrot_gym.attitude.autoreset` (episode starts and the autoreset, by
+  Gymnasium's modes) and :mod:`~rigidrot_gym.attitude.result` (the one result type every
+  env reads);
 * the envs over that core: :mod:`~rigidrot_gym.attitude.env` (single),
   :mod:`~rigidrot_gym.attitude.vector_env` (native vector env) and
   :mod:`~rigidrot_gym.attitude.sb3` (stable-baselines3 ``VecEnv``), with

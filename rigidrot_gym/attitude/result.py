@@ -1,5 +1,6 @@
 """What a step or a reset of the batched core hands back: one type that the single env, the
-native vector env and the stable-baselines3 adapter all read."""
+native vector env and the stable-baselines3 adapter all read (:class:`StepResult`), and the
+batch's view of its outputs (:class:`Results`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from rigidrot_gym.attitude.components import gyro, magnetometer, navigation
 from rigidrot_gym.attitude.data import (
     IN_TOLERANCE,
     POINTING_DEG,
@@ -151,3 +153,62 @@ class StepResult:
             "in_tolerance": self.in_tolerance,
             **self.extras,
         }
+
+
+class Results:
+    """The outputs of :class:`~rigidrot_gym.attitude.batch.AttitudeBatch` (a part of it):
+    the arrays its last call wrote (``obs``, ``_values``, ``_flags``), handed out whole
+    (:meth:`result`) or by rows (:meth:`info`, :meth:`row`), and its components' ``info``
+    entries (:meth:`extras`, views of ``_equipment``)."""
+
+    def result(self) -> StepResult:
+        """The last step's arrays: the batch's own (its next call writes new ones); the
+        extras, which the batch updates in place, copied."""
+        self._handed_out = True
+        extras = self.extras()
+        if extras:
+            extras = {key: value.copy() for key, value in extras.items()}
+        return StepResult(self.obs, self._values, self._flags, extras)
+
+    def info(self, i: int) -> dict[str, Any]:
+        """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""
+        return info_of(self._values, self._flags, i, self.extras())
+
+    def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Body i's ``(obs, reward, terminated, truncated, info)`` now (as
+        :meth:`StepResult.row`: copies, so the batch's arrays are not handed out)."""
+        return row_of(self.obs, self._values, self._flags, i, self.extras())
+
+    def extras(self) -> dict[str, np.ndarray]:
+        """The ``info`` entries of the scenario's components, by name, arrays over the bodies
+        (views, body first; each env's info holds its row):
+
+        * with reaction wheels, ``wheel_momentum`` (N, n), N·m·s, and ``wheel_saturated``
+          (N,), a wheel at its momentum limit;
+        * with a gyro, its true bias ``gyro_bias`` (N, 3), rad/s, body frame; with a
+          magnetometer whose bias has a std, its true bias ``magnetometer_bias`` (N, 3), T;
+        * with the estimator (``navigation.observe`` "estimate"), the MEKF's
+          ``estimated_attitude`` q̂ (N, 4), body to world, ``estimated_gyro_bias`` β̂ (N, 3),
+          rad/s, ``estimated_magnetometer_bias`` m̂ (N, 3), T, where it estimates one, and
+          ``estimate_covariance`` P (N, n, n) of its error state (δϑ, the rotation vector of
+          q̂* ⊗ q, rad; Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε
+          (:func:`~rigidrot_gym.physics.mekf.nees`) and the 3σ bounds are the user's to take.
+        """
+        e, f = self._equipment, self.features
+        if not (f.wheels or f.gyro or f.magnetometer):  # the plain task's step: nothing to build
+            return NO_EXTRAS
+        out: dict[str, np.ndarray] = {}
+        if f.wheels:
+            out["wheel_momentum"], out["wheel_saturated"] = e.wheel_momentum, e.saturated
+        if f.gyro:
+            out["gyro_bias"] = e.gyro[:, gyro.BIAS]
+        field_bias = f.magnetometer and e.magnetometer_model[magnetometer.BIAS_STD] > 0.0
+        if field_bias:
+            out["magnetometer_bias"] = e.magnetometer[:, magnetometer.BIAS]
+        if f.estimator:
+            out["estimated_attitude"] = e.estimate[:, navigation.Q]
+            out["estimated_gyro_bias"] = e.estimate[:, navigation.BIAS]
+            if field_bias:
+                out["estimated_magnetometer_bias"] = e.estimate[:, navigation.FIELD_BIAS]
+            out["estimate_covariance"] = e.covariance
+        return out

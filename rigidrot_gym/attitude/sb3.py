@@ -20,9 +20,11 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvStepReturn
 
 from rigidrot_gym.attitude import arguments
+from rigidrot_gym.attitude.autoreset import Autoreset
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.env import resolve_scenario
 from rigidrot_gym.attitude.scenario import Scenario
@@ -68,6 +70,7 @@ class AttitudeSB3VecEnv(VecEnv):
             spaces.Box(-1.0, 1.0, (self.batch.actuators.count,), dtype=np.float32),
         )
         self.batch.rngs = [seeding.np_random()[0] for _ in range(self.num_envs)]
+        self._autoreset = Autoreset(self.batch, AutoresetMode.SAME_STEP)
         self._actions: np.ndarray | None = None
         # What the next reset() uses, set through SB3's public seed() and set_options().
         self._next_seeds: list[int | None] = [None] * self.num_envs
@@ -94,14 +97,9 @@ class AttitudeSB3VecEnv(VecEnv):
         self.batch.rngs = [
             self.batch.rngs[i] if seed is None else seeding.np_random(seed)[0] for i, seed in enumerate(seeds)
         ]
-        plain = [i for i in range(self.num_envs) if not self._next_options[i]]
-        self.batch.reset_rows(plain)
-        for i in sorted(set(range(self.num_envs)) - set(plain)):
-            self.batch.reset_rows([i], fixed[i])
+        result = self._autoreset.reset(fixed)  # a list: the envs without options drawn together
         self._next_seeds = [None] * self.num_envs
         self._next_options = [{} for _ in range(self.num_envs)]
-        self.batch.observe()
-        result = self.batch.result()
         self.reset_infos = result.infos()
         return result.obs
 
@@ -112,28 +110,20 @@ class AttitudeSB3VecEnv(VecEnv):
     def step_wait(self) -> VecEnvStepReturn:
         if self._actions is None:
             raise RuntimeError("call step_async() before step_wait()")
+        autoreset = self._autoreset
         try:
-            self.batch.step(self._actions)  # raises before anything changes
+            result = autoreset.step(self._actions)  # raises before anything changes
         finally:
             self._actions = None
-        result = self.batch.result()
-        dones = result.terminated | result.truncated
         infos = result.infos()
         for info, terminated, truncated in zip(
             infos, result.terminated.tolist(), result.truncated.tolist(), strict=True
         ):
             info["TimeLimit.truncated"] = truncated and not terminated  # as DummyVecEnv
-        rows = np.flatnonzero(dones)
-        obs = result.obs
-        if rows.size:
-            for i in rows:
-                infos[i]["terminal_observation"] = obs[i].copy()
-            self.batch.restart(rows)
-            fresh = self.batch.result()
-            obs[rows] = fresh.obs[rows]
-            for i in rows:
-                self.reset_infos[i] = fresh.info(i)
-        return obs, result.reward.astype(np.float32), dones, infos
+        for j, i in enumerate(autoreset.restarted.tolist()):
+            infos[i]["terminal_observation"] = autoreset.final_obs[j]
+            self.reset_infos[i] = autoreset.fresh.info(i)
+        return result.obs, result.reward.astype(np.float32), autoreset.ended, infos
 
     def close(self) -> None:
         """Nothing to release: the batch holds only arrays."""

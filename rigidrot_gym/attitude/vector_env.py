@@ -13,6 +13,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from rigidrot_gym.attitude import arguments
+from rigidrot_gym.attitude.autoreset import Autoreset
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.env import ScenarioSpec, close_renderer, configure, render_frames
 from rigidrot_gym.attitude.result import StepResult
@@ -80,7 +81,7 @@ class AttitudeVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.single_observation_space = spaces.Box(*observation_bounds(self.scenario), dtype=np.float32)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._autoreset = np.zeros(self.num_envs, dtype=bool)
+        self._autoreset = Autoreset(self.batch, self.metadata["autoreset_mode"])
         self._present = np.ones(self.num_envs, dtype=bool)  # the info masks' template
         self._ready = False
 
@@ -90,10 +91,8 @@ class AttitudeVectorEnv(VectorEnv):
         fixed = arguments.reset_options(options)
         super().reset(seed=seeds[0] if seeds is not None and isinstance(seed, numbers.Integral) else None)
         self.batch.rngs = row_generators(seeds or [None] * self.num_envs, self.batch.rngs)
-        self.batch.reset(fixed)
-        self._autoreset[:] = False
+        result = self._autoreset.reset(fixed)
         self._ready = True
-        result = self.batch.result()
         return result.obs, self._info(result)
 
     def step(self, actions):
@@ -103,9 +102,7 @@ class AttitudeVectorEnv(VectorEnv):
         actions = arguments.actions(actions, self.action_space.shape, "actions")
         # The rows whose episodes ended restart in the same call, with reward 0 and both
         # flags false; it raises before anything changes.
-        self.batch.step(actions, self._autoreset, restart=True)
-        result = self.batch.result()
-        np.logical_or(result.terminated, result.truncated, out=self._autoreset)
+        result = self._autoreset.step(actions)
         if self.render_mode == "human":
             self.render()
         return result.obs, result.reward, result.terminated, result.truncated, self._info(result)
