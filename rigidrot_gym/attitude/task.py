@@ -41,8 +41,8 @@ class _Block:
     option: str = ""
 
 
-# The observation's blocks in the order the pipeline writes them (pipeline.evaluate): the
-# field last, where the controllers read it.
+# The observation's blocks in the order the pipeline writes them (stages.evaluate, then
+# stages.observe): the field last, where the controllers read it.
 _BLOCKS = (
     _Block("error_w", "error quaternion δq = q_target⁻¹ ⊗ q, w (the sign with w ≥ 0)", 0.0, 1.0, 1),
     _Block("error_xyz", "error quaternion, x, y, z", -1.0, 1.0, 3),
