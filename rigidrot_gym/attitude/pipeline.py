@@ -137,7 +137,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     realistic, with_gyro, rotated_frames = features.realistic, features.gyro, features.rotated_frames
     # The Equipment fields these components read: the rest are None (data.equipment_fields).
     expand = equipment_expander(equipment_fields(features))
-    integrate, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
+    integrates, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
     per_block = THREAD_BLOCK if parallel else BLOCK
     stage_before, stage_integrate, engine_rates, restarting, stage_after = _stages(step, features, parallel)
 
@@ -199,7 +199,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
                 nonfinite += stage_before(call, bodies, frames, equipment, work, lo, hi)
             if nonfinite:
                 return nonfinite, 0, 0
-        if integrate:
+        if integrates:
             failed = invalid = 0
             for block in prange(blocks):
                 lo, hi = block * per_block, min(n, (block + 1) * per_block)
@@ -209,7 +209,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if failed or invalid:
                 return 0, failed, invalid
         if after:
-            if with_gyro and not integrate and call.stepped:  # an engine advanced the bodies
+            if with_gyro and not integrates and call.stepped:  # an engine advanced the bodies
                 for block in prange(blocks):
                     engine_rates(call, bodies, work, block * per_block, min(n, (block + 1) * per_block))
             # Every check has passed: the restarting bodies' new episodes can be drawn.

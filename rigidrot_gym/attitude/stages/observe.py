@@ -23,75 +23,63 @@ from rigidrot_gym.attitude.components import (
     sunlight,
     wheels,
 )
-from rigidrot_gym.attitude.data import ESTIMATE, SENSORS, Features
+from rigidrot_gym.attitude.data import ESTIMATE, OBS_SIZE, SENSORS, Features
 from rigidrot_gym.attitude.stages.hooks import chain
 from rigidrot_gym.physics.jit import jitable
 
-# A hook is a pair: ``write(call, bodies, equipment, state, out, column, i)``, body i's
-# columns from ``column`` on, and ``width(equipment)``, how many they are.
+# A hook is ``write(call, bodies, equipment, state, out, column, i)``: body i's columns from
+# ``column`` on; returns the column after its own.
 
 
-def _wheels(features: Features) -> tuple[Callable, Callable] | None:
+def _wheels(features: Features) -> Callable | None:
     if not features.wheels:
         return None
 
     @jitable
     def write(call, bodies, equipment, state, out, column, i):
         wheels.observe(equipment, out.obs, i)  # the first columns after the seven
+        return column + equipment.wheel_momentum.shape[1]
 
-    @jitable
-    def width(equipment):
-        return equipment.wheel_momentum.shape[1]
-
-    return write, width
+    return write
 
 
-def _delay(features: Features) -> tuple[Callable, Callable] | None:
+def _delay(features: Features) -> Callable | None:
     if not features.delay:
         return None
 
     @jitable
     def write(call, bodies, equipment, state, out, column, i):
         delay.observe(equipment, out.obs, column, i)
+        return column + equipment.pending.shape[1]
 
-    @jitable
-    def width(equipment):
-        return equipment.pending.shape[1]
-
-    return write, width
+    return write
 
 
-def _tracker(features: Features) -> tuple[Callable, Callable] | None:
+def _tracker(features: Features) -> Callable | None:
     if not features.star_tracker:
         return None
 
     @jitable
     def write(call, bodies, equipment, state, out, column, i):
         star_tracker.observe(equipment, out.obs, column, i)
+        return column + star_tracker.COLUMNS
 
-    @jitable
-    def width(equipment):
-        return star_tracker.COLUMNS
-
-    return write, width
+    return write
 
 
-def _sun_sensors(features: Features) -> tuple[Callable, Callable] | None:
+def _sun_sensors(features: Features) -> Callable | None:
     if not features.sun_sensors:
         return None
 
     @jitable
     def write(call, bodies, equipment, state, out, column, i):
         sun_sensors.observe(equipment, out.obs, column, i)
+        return column + equipment.sun_sensors.shape[1]
 
-    @jitable
-    def width(equipment):
-        return equipment.sun_sensors.shape[1]
-
-    return write, width
+    return write
 
 
-def _sun(features: Features) -> tuple[Callable, Callable] | None:
+def _sun(features: Features) -> Callable | None:
     if not features.sun:
         return None
 
@@ -99,15 +87,12 @@ def _sun(features: Features) -> tuple[Callable, Callable] | None:
     def write(call, bodies, equipment, state, out, column, i):
         sunlight.update(equipment, call.dt * bodies.steps[i], i)  # at the episode time the counters reached
         sunlight.observe(equipment, state, bodies.principal, out.obs, column, i)
+        return column + sunlight.COLUMNS
 
-    @jitable
-    def width(equipment):
-        return sunlight.COLUMNS
-
-    return write, width
+    return write
 
 
-def _field(features: Features) -> tuple[Callable, Callable] | None:
+def _field(features: Features) -> Callable | None:
     if not features.magnetic_field:
         return None
     with_magnetometer = features.magnetometer
@@ -121,15 +106,12 @@ def _field(features: Features) -> tuple[Callable, Callable] | None:
             magnetometer.observe(equipment, out.obs, column, i)
         else:
             magnetic_field.observe(equipment, state, bodies.principal, out.obs, column, i)
+        return column + magnetic_field.COLUMNS
 
-    @jitable
-    def width(equipment):
-        return magnetic_field.COLUMNS
-
-    return write, width
+    return write
 
 
-def _saturation(features: Features) -> tuple[Callable, Callable] | None:
+def _saturation(features: Features) -> Callable | None:
     if not features.end_on_saturation:
         return None
 
@@ -137,28 +119,18 @@ def _saturation(features: Features) -> tuple[Callable, Callable] | None:
     def write(call, bodies, equipment, state, out, column, i):
         if call.stepped:
             evaluation.end_on_saturation(equipment, out, i)
+        return column
 
+    return write
+
+
+def _then(first: Callable, second: Callable) -> Callable:
     @jitable
-    def width(equipment):
-        return 0
+    def both(call, bodies, equipment, state, out, column, i):
+        after = first(call, bodies, equipment, state, out, column, i)
+        return second(call, bodies, equipment, state, out, after, i)
 
-    return write, width
-
-
-def _then(first: tuple[Callable, Callable], second: tuple[Callable, Callable]) -> tuple[Callable, Callable]:
-    write_first, width_first = first
-    write_second, width_second = second
-
-    @jitable
-    def write(call, bodies, equipment, state, out, column, i):
-        write_first(call, bodies, equipment, state, out, column, i)
-        write_second(call, bodies, equipment, state, out, column + width_first(equipment), i)
-
-    @jitable
-    def width(equipment):
-        return width_first(equipment) + width_second(equipment)
-
-    return write, width
+    return both
 
 
 HOOKS = (_wheels, _delay, _tracker, _sun_sensors, _sun, _field, _saturation)
@@ -168,15 +140,13 @@ def stage(features: Features) -> Callable | None:
     """``observe(call, bodies, equipment, state, out, lo, hi)``: the columns and flags of
     the components ``features`` enables, of bodies ``lo`` … ``hi`` − 1 at their staged
     ``state``; None where none has any."""
-    hooks = chain((hook(features) for hook in HOOKS), _then, None)
-    if hooks is None:
+    write = chain((hook(features) for hook in HOOKS), _then, None)
+    if write is None:
         return None
-    write, width = hooks
 
     @jitable
     def observe(call, bodies, equipment, state, out, lo, hi):
-        column = out.obs.shape[1] - width(equipment)  # the components' columns are the last
         for i in range(lo, hi):
-            write(call, bodies, equipment, state, out, column, i)
+            write(call, bodies, equipment, state, out, OBS_SIZE, i)
 
     return observe
