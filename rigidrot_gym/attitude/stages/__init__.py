@@ -27,3 +27,9 @@ bodies ``lo`` … ``hi`` − 1 or on one body ``i``, over the components of
 are chained when it is built (:mod:`.hooks`). Each module's docstring says what its stage
 reads and writes.
 """
+
+from __future__ import annotations
+
+import numpy as np
+
+FIRST_STREAM = np.uint64(0)  # the first stream's salt: each body's key as it is (variates.block_normals)

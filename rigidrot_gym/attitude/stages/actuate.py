@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from rigidrot_gym.attitude.components import actuator_noise, wheels
 from rigidrot_gym.attitude.data import Features
+from rigidrot_gym.attitude.stages import FIRST_STREAM
 from rigidrot_gym.attitude.variates import ACTUATOR_PAIRS, STEP_PAIRS, block_normals
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qrotate
-
-ZERO = np.uint64(0)  # the first stream's salt (block_normals)
 
 
 def command(features: Features) -> Callable:
@@ -73,7 +70,9 @@ def stage(features: Features, load: Callable) -> Callable:
         rows = 2 * ((work.actions.shape[0] + 1) // 2) if with_noise and fast_noise else 0
         noise = work.normals[:rows]
         if with_noise and fast_noise and call.stepped:
-            block_normals(equipment.keys, ZERO, bodies.steps, 0, ACTUATOR_PAIRS, STEP_PAIRS, noise, lo, hi)
+            block_normals(
+                equipment.keys, FIRST_STREAM, bodies.steps, 0, ACTUATOR_PAIRS, STEP_PAIRS, noise, lo, hi
+            )
         for i in range(lo, hi):
             if call.stepped and not call.waiting[i]:
                 command_of(call, bodies, equipment, work, noise[:, i - lo], i)

@@ -12,16 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from rigidrot_gym.attitude.components import delay, disturbances, wheels
 from rigidrot_gym.attitude.data import Features
+from rigidrot_gym.attitude.stages import FIRST_STREAM
 from rigidrot_gym.attitude.stages.hooks import chain
 from rigidrot_gym.attitude.variates import DISTURBANCE_PAIRS, STEP_PAIRS, block_normals
 from rigidrot_gym.physics.jit import jitable
-
-ZERO = np.uint64(0)  # the first stream's salt (block_normals)
-
 
 # Each hook is ``hook(call, bodies, equipment, work, walk, lo, i)`` for body i, of a block
 # from ``lo`` whose random walk's normals (vectorising stream) are ``walk``.
@@ -90,7 +86,9 @@ def stage(features: Features) -> Callable:
     def advance(call, bodies, equipment, work, lo, hi):
         walk = work.normals[: 4 if with_walk and fast_noise else 0]
         if with_walk and fast_noise and call.stepped:
-            block_normals(equipment.keys, ZERO, bodies.steps, 0, DISTURBANCE_PAIRS, STEP_PAIRS, walk, lo, hi)
+            block_normals(
+                equipment.keys, FIRST_STREAM, bodies.steps, 0, DISTURBANCE_PAIRS, STEP_PAIRS, walk, lo, hi
+            )
         for i in range(lo, hi):
             if call.stepped and not call.waiting[i]:
                 each(call, bodies, equipment, work, walk, lo, i)

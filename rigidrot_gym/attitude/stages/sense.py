@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from rigidrot_gym.attitude.components import (
     gyro,
     magnetic_field,
@@ -32,6 +30,7 @@ from rigidrot_gym.attitude.components import (
     targets,
 )
 from rigidrot_gym.attitude.data import Features
+from rigidrot_gym.attitude.stages import FIRST_STREAM
 from rigidrot_gym.attitude.variates import (
     NAVIGATION_PAIRS,
     NAVIGATION_SALT,
@@ -41,8 +40,6 @@ from rigidrot_gym.attitude.variates import (
 )
 from rigidrot_gym.physics.jit import jitable
 from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
-
-ZERO = np.uint64(0)  # the first stream's salt (block_normals)
 
 
 def readings(features: Features) -> Callable:
@@ -136,7 +133,9 @@ def noisy(features: Features) -> Callable:
         after = 1 if call.stepped else 0  # the episode step the readings belong to
         noise = work.normals[: 6 if fast_noise else 0]
         if fast_noise:
-            block_normals(equipment.keys, ZERO, bodies.steps, after, SENSOR_PAIRS, STEP_PAIRS, noise, lo, hi)
+            block_normals(
+                equipment.keys, FIRST_STREAM, bodies.steps, after, SENSOR_PAIRS, STEP_PAIRS, noise, lo, hi
+            )
         for i in range(lo, hi):
             if fast_noise:
                 j = i - lo
