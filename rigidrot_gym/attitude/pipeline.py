@@ -94,43 +94,11 @@ from rigidrot_gym.attitude.stages import (
     sense,
 )
 from rigidrot_gym.physics import torques
-from rigidrot_gym.physics.jit import jitable, kernel
+from rigidrot_gym.physics.jit import kernel
 
 # The records of numbers travel packed together (data.pack); this rebuilds their fields.
 _NUMBERS = unpacker(Rules, StartLaw)
 PARTS = ("period", "before", "after")
-
-
-def _stages(step: Callable | None, features: Features, parallel: bool) -> tuple[Callable, ...]:
-    """The passes of a period over a block of bodies, each assembled from its stages: up to
-    the loads, the integration, the rates an engine leaves to integrate, the restart (the
-    whole batch) and from the advance on."""
-    realistic = features.realistic
-    # The torque terms this scenario's loads hold, and no others (torques.model_of).
-    torque = torques.model_of(features.wheels, features.gravity_gradient, features.magnetorquers)
-    acting, actuating = act.stage(features), actuate.stage(features, load.stage(features))
-    moving_on = advance.stage(features)
-    sensing = sense.stage(features, estimate.stage(features), estimate.shown(features))
-    evaluating = evaluate.stage(features, observe.stage(features))
-
-    @jitable
-    def before(call, bodies, frames, equipment, work, lo, hi):
-        """Stages 1-3 of bodies ``lo`` … ``hi`` − 1: the non-finite actions counted."""
-        nonfinite = acting(call, bodies, frames, work, lo, hi)
-        if realistic:
-            actuating(call, bodies, equipment, work, lo, hi)
-        return nonfinite
-
-    @jitable
-    def after(call, bodies, frames, equipment, rules, work, out, lo, hi):
-        """Stages 6-10 of bodies ``lo`` … ``hi`` − 1, committed and restarted."""
-        if realistic:
-            moving_on(call, bodies, equipment, work, lo, hi)
-        sensing(call, bodies, equipment, work, lo, hi)
-        evaluating(call, bodies, frames, equipment, rules, work, out, lo, hi)
-
-    integrating = integrate.stage(step, torque, features, parallel)
-    return before, integrating, integrate.rates(torque), restart.stage(), after
 
 
 def _compile(step: Callable | None, features: Features, part: str, parallel: bool) -> Callable:
@@ -139,7 +107,15 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     expand = equipment_expander(equipment_fields(features))
     integrates, before, after = part == "period", part in ("period", "before"), part in ("period", "after")
     per_block = THREAD_BLOCK if parallel else BLOCK
-    stage_before, stage_integrate, engine_rates, restarting, stage_after = _stages(step, features, parallel)
+    # The stages, each built for these features (a stage with nothing to do is None).
+    # The torque terms this scenario's loads hold, and no others (torques.model_of).
+    torque = torques.model_of(features.wheels, features.gravity_gradient, features.magnetorquers)
+    acting, actuating = act.stage(features), actuate.stage(features, load.stage(features))
+    integrating, engine_rates = integrate.stage(step, torque, features, parallel), integrate.rates(torque)
+    restarting, moving_on = restart.stage(), advance.stage(features)
+    sensing = sense.stage(features, estimate.stage(features), estimate.shown(features))
+    evaluating = evaluate.stage(features, observe.stage(features))
+    senses = sensing is not None
 
     def control_period(call, settings, carried, equipment, numbers, out):
         """One control period (or its part) of every body; the arguments are plain tuples
@@ -194,16 +170,18 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
         blocks = (n + per_block - 1) // per_block
         if before:
             nonfinite = 0
-            for block in prange(blocks):
+            for block in prange(blocks):  # 1. act, 2. actuate and 3. loads
                 lo, hi = block * per_block, min(n, (block + 1) * per_block)
-                nonfinite += stage_before(call, bodies, frames, equipment, work, lo, hi)
+                nonfinite += acting(call, bodies, frames, work, lo, hi)
+                if realistic:
+                    actuating(call, bodies, equipment, work, lo, hi)
             if nonfinite:
                 return nonfinite, 0, 0
         if integrates:
             failed = invalid = 0
-            for block in prange(blocks):
+            for block in prange(blocks):  # 4. integrate
                 lo, hi = block * per_block, min(n, (block + 1) * per_block)
-                counts = stage_integrate(call, bodies, equipment, work, lo, hi)
+                counts = integrating(call, bodies, equipment, work, lo, hi)
                 failed += counts[0]
                 invalid += counts[1]
             if failed or invalid:
@@ -212,11 +190,15 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             if with_gyro and not integrates and call.stepped:  # an engine advanced the bodies
                 for block in prange(blocks):
                     engine_rates(call, bodies, work, block * per_block, min(n, (block + 1) * per_block))
-            # Every check has passed: the restarting bodies' new episodes can be drawn.
+            # 5. Every check has passed: the restarting bodies' new episodes can be drawn.
             restarting(call, bodies, frames, law, work)
-            for block in prange(blocks):
+            for block in prange(blocks):  # 6. advance, 7.-8. sense and estimate, 9.-10. evaluate
                 lo, hi = block * per_block, min(n, (block + 1) * per_block)
-                stage_after(call, bodies, frames, equipment, rules, work, out, lo, hi)
+                if realistic:
+                    moving_on(call, bodies, equipment, work, lo, hi)
+                if senses:
+                    sensing(call, bodies, equipment, work, lo, hi)
+                evaluating(call, bodies, frames, equipment, rules, work, out, lo, hi)
         return 0, 0, 0
 
     # Numba's cache tells kernels apart by name, code and closure, not by their flags.

@@ -148,13 +148,16 @@ def noisy(features: Features) -> Callable:
     return noisy
 
 
-def stage(features: Features, estimate: Callable, show: Callable) -> Callable:
+def stage(features: Features, estimate: Callable, show: Callable) -> Callable | None:
     """``sense(call, bodies, equipment, work, lo, hi)`` of bodies ``lo`` … ``hi`` − 1: a
     moving target's attitude and rate, then the spacecraft's sensors and estimate
-    (:func:`spacecraft`) and the noisy sensors (:func:`noisy`), where the scenario has them."""
+    (:func:`spacecraft`) and the noisy sensors (:func:`noisy`), where the scenario has them;
+    None where it has none."""
     with_moving_target, sun_target = features.moving_target, features.sun_target
     with_navigation = features.gyro or features.star_tracker or features.magnetometer or features.sun_sensors
     with_sensors = features.sensors
+    if not (with_moving_target or with_navigation or with_sensors):
+        return None
     navigate, perturb = spacecraft(features, estimate, show), noisy(features)
 
     @jitable
