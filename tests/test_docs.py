@@ -273,19 +273,22 @@ def test_an_unresolved_role_is_a_warning(crossrefs, caplog):
 
 def test_the_components_page_names_every_component_and_shows_real_signatures():
     # The stage table links every module of attitude.components (a new one must be placed in
-    # a stage), and the excerpts' signatures are the pipeline's, read from its source.
+    # a stage), and the excerpts' signatures are the pipeline's and its stages', read from
+    # their source.
     import rigidrot_gym.attitude.components as components
 
     page = (ROOT / "docs" / "components.md").read_text(encoding="utf-8")
     modules = [m.name for m in pkgutil.iter_modules(components.__path__)]
     missing = [m for m in modules if f"][rigidrot_gym.attitude.components.{m}]" not in page]
     assert not missing, f"docs/components.md's stage table lacks {missing}"
-    source = (ROOT / "rigidrot_gym" / "attitude" / "pipeline.py").read_text(encoding="utf-8")
+    attitude = ROOT / "rigidrot_gym" / "attitude"
     functions = {
         node.name: [a.arg for a in node.args.args]
-        for node in ast.walk(ast.parse(source))
+        for path in [attitude / "pipeline.py", *sorted((attitude / "stages").glob("*.py"))]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.FunctionDef)
     }
+    assert "load" in functions
     for name, arguments in re.findall(r"def (\w+)\(([^)]*)\):", page):
         if name in functions:
             assert [a.strip() for a in arguments.split(",")] == functions[name], name

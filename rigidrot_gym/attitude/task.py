@@ -25,7 +25,7 @@ class ObservationColumns(NamedTuple):
     high: float
 
 
-# The observation's blocks in the order the pipeline writes them (pipeline.evaluate): the
+# The observation's blocks in the order the pipeline writes them (stages.evaluate, then stages.observe): the
 # attitude error and the rates, then each component's columns in the list's order (the
 # field last, where the controllers read it).
 _BLOCKS = (
