@@ -21,7 +21,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
-from rigidrot_gym.physics.integrators import ConvergenceError
+from rigidrot_gym.physics.rotation.integrators import ConvergenceError
 
 ONES = np.ones(3, dtype=np.float32)
 

@@ -66,10 +66,11 @@ from rigidrot_gym.attitude.starts import (
 )
 from rigidrot_gym.attitude.task import observation_size, rules_of
 from rigidrot_gym.attitude.variates import keys_of
-from rigidrot_gym.physics import integrators, jit, torques, validation
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.inertia import principal_frame
-from rigidrot_gym.physics.integrators.base import Method
+from rigidrot_gym.physics.plumbing import jit, validation
+from rigidrot_gym.physics.rotation import integrators, torques
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.inertia import principal_frame
+from rigidrot_gym.physics.rotation.integrators.base import Method
 
 MAX_BODIES = 2**31 - 1  # bodies in one batch (each holds ~1 kB of state and scratch)
 # Fewer rows than this share of the batch are observed apart (their own compact arrays),
@@ -717,7 +718,7 @@ class AttitudeBatch:
           rad/s, ``estimated_magnetometer_bias`` m̂ (N, 3), T, where it estimates one, and
           ``estimate_covariance`` P (N, n, n) of its error state (δϑ, the rotation vector of
           q̂* ⊗ q, rad; Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε
-          (:func:`~rigidrot_gym.physics.mekf.nees`) and the 3σ bounds are the user's to take.
+          (:func:`~rigidrot_gym.physics.estimation.mekf.nees`) and the 3σ bounds are the user's to take.
         """
         e, f = self._equipment, self.features
         if not (f.wheels or f.gyro or f.magnetometer):  # the plain task's step: nothing to build

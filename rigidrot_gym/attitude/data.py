@@ -19,9 +19,9 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.navigation import MOST_STATES
 from rigidrot_gym.attitude.variates import NAVIGATION_PAIRS
-from rigidrot_gym.physics.integrators.base import STATE_SIZE
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation.integrators.base import STATE_SIZE
+from rigidrot_gym.physics.rotation.torques import SIZE as TORQUE_PARAMETERS
 
 # Observation: error quaternion (4) and body rates (3), then one column per reaction
 # wheel (its momentum), then, with an actuation delay, the action not yet applied, then,
@@ -95,7 +95,7 @@ class Features(NamedTuple):
     def realistic(self) -> bool:
         """Any realism component: the actuators' and loads' components run, and the torque
         model is the library's compiled model of the terms the loads hold
-        (:func:`~rigidrot_gym.physics.torques.model_of`); else the body torque alone, held
+        (:func:`~rigidrot_gym.physics.rotation.torques.model_of`); else the body torque alone, held
         from the action."""
         return any(on for name, on in self._asdict().items() if name not in NOT_REALISM)
 

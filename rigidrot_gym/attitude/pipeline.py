@@ -10,7 +10,7 @@ a scenario enables, one function that runs a whole control period of every body:
    parameters held over the period; magnetorquers, alone or after the wheels, hold their
    dipole and the field);
 4. the integration by the method's own step (through the library's
-   :func:`~rigidrot_gym.physics.integrators.base.advance`), staged, then checked (with a
+   :func:`~rigidrot_gym.physics.rotation.integrators.base.advance`), staged, then checked (with a
    gyro, the body rates integrated over the period too);
 5. once every check has passed: the autoreset's draws, and the actuators' and
    disturbances' own state moves on;
@@ -39,7 +39,7 @@ branch on a constant, pruned before numba types the code. The passes run over bl
 bodies (``prange``): compiled with ``parallel=True``, numba's threads share the blocks.
 
 The passes create no array, so that the one-thread kernel compiles without numba's
-reference counts (:func:`~rigidrot_gym.physics.jit.kernel`; on threads numba's reductions
+reference counts (:func:`~rigidrot_gym.physics.plumbing.jit.kernel`; on threads numba's reductions
 create their partial sums). A restart's uniforms go to ``Work.variates``; the realism
 components' normals to ``Work.normals`` and the estimator's work to ``Work.estimator``,
 one block after the other (the batch runs realism components on one thread only).
@@ -110,10 +110,10 @@ from rigidrot_gym.attitude.variates import (
     STEP_PAIRS,
     block_normals,
 )
-from rigidrot_gym.physics import torques
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable, kernel
-from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable, kernel
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qconj, qmul, qrotate, qrotate_inv
 
 ZERO = np.uint64(0)  # the first stream's salt (block_normals)
 # The records of numbers travel packed together (data.pack); this rebuilds their fields.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.physics.jit import jitable, select
+from rigidrot_gym.physics.plumbing.jit import jitable, select
 
 # Pairs of standard normals per body and step of the counter-based stream, and the
 # first pair of each use: actuator noise (up to 4 wheels), sensors (attitude and rate

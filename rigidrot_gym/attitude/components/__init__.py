@@ -23,7 +23,7 @@ them (:mod:`~rigidrot_gym.attitude.pipeline`):
    :mod:`.orbit` at its new episode time;
 8. the autoreset: :mod:`.restart` (the waiting bodies' new episodes, drawn in the call).
 
-Each is component-wise source over :mod:`~rigidrot_gym.physics.jit`'s primitives and the
+Each is component-wise source over :mod:`~rigidrot_gym.physics.plumbing.jit`'s primitives and the
 named data of :mod:`~rigidrot_gym.attitude.data`: a function of one body, or of a block of
 bodies ``lo`` … ``hi`` − 1 when its loop must vectorise. A component that a scenario does
 not enable is not compiled into its kernel (:class:`~rigidrot_gym.attitude.data.Features`).

@@ -5,7 +5,7 @@ clipped to the actuator's limit."""
 from __future__ import annotations
 
 from rigidrot_gym.attitude.variates import ACTUATOR_PAIRS, STEP_PAIRS, counter_normals
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 @jitable

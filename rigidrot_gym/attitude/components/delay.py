@@ -4,7 +4,7 @@ which keeps the state Markov."""
 
 from __future__ import annotations
 
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 @jitable

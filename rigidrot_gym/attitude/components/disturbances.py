@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.variates import DISTURBANCE_PAIRS, STEP_PAIRS, counter_normals
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
 
 
 @jitable

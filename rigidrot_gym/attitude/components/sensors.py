@@ -9,9 +9,9 @@ and flags see the truth."""
 from __future__ import annotations
 
 from rigidrot_gym.attitude.variates import SENSOR_PAIRS, STEP_PAIRS, counter_normals
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qexp, qmul, qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qexp, qmul, qrotate_inv
 
 
 @jitable

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.physics import jit, torques
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable, select
-from rigidrot_gym.physics.quaternion import qrotate_inv
+from rigidrot_gym.physics.plumbing import jit
+from rigidrot_gym.physics.plumbing.jit import jitable, select
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qrotate_inv
 
 
 @jitable
