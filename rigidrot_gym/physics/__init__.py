@@ -31,6 +31,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.util
 import sys
 from types import ModuleType
 
@@ -94,7 +95,9 @@ class _OldNames(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, fullname, path=None, target=None):
         new = _new_name(fullname)
-        return None if new is None else importlib.machinery.ModuleSpec(fullname, self, origin=new)
+        if new is None or importlib.util.find_spec(new) is None:
+            return None  # not an old name, or no such module: Python's own error names it
+        return importlib.machinery.ModuleSpec(fullname, self, origin=new)
 
     def create_module(self, spec):
         return None  # a placeholder, which exec_module swaps for the real module
@@ -113,6 +116,7 @@ if not any(isinstance(finder, _OldNames) for finder in sys.meta_path):
 for _old, _new in _MOVED.items():
     if f"{__name__}.{_new}" in sys.modules:
         sys.modules.setdefault(f"{__name__}.{_old}", sys.modules[f"{__name__}.{_new}"])
+del _old, _new
 
 
 def __getattr__(name: str) -> ModuleType:
