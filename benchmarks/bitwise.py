@@ -36,9 +36,15 @@ import gymnasium as gym
 import numpy as np
 
 import rigidrot_gym
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.torques import BodyTorque, GravityGradient, PointForce, WheelMomentum, WorldTorque
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.torques import (
+    BodyTorque,
+    GravityGradient,
+    PointForce,
+    WheelMomentum,
+    WorldTorque,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 60

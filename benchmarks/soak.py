@@ -49,8 +49,8 @@ import numpy as np
 import rigidrot_gym
 from rigidrot_gym.attitude.task import reward_bounds
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics.integrators import ConvergenceError
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation.integrators import ConvergenceError
 
 # Every realism option at once (the second variant of every configuration).
 EVERY_REALISM_OPTION = {

@@ -1,7 +1,7 @@
 """A griffe extension: the docstrings' Sphinx roles become checked cross-references.
 
 The docstrings write references as Sphinx roles (``:func:`propagate```,
-``:class:`~rigidrot_gym.physics.torques.BodyTorque```). Markdown has no such roles, so
+``:class:`~rigidrot_gym.physics.rotation.torques.BodyTorque```). Markdown has no such roles, so
 before mkdocstrings renders a docstring each role is resolved the way Python would resolve
 the name where the docstring stands (the enclosing class, the module, the module's
 imports, then as an absolute path) and rewritten as an autorefs link ``[text][path]`` to

@@ -133,7 +133,7 @@ def _methods_table() -> str:
     import sys
 
     import rigidrot_gym  # noqa: F401  (registers the engines' methods too)
-    from rigidrot_gym.physics import integrators
+    from rigidrot_gym.physics.rotation import integrators
 
     rows = []
     for name in integrators.names():

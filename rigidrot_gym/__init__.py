@@ -3,14 +3,15 @@ attitude-control Gymnasium environment built on them.
 
 Layers, each importing only those below it:
 
-* :mod:`rigidrot_gym.physics`: the rigid body and our integrators (no Gymnasium);
+* :mod:`rigidrot_gym.physics`: the rigid body and our integrators, the orbit environment,
+  the sensors' and actuators' models (no Gymnasium), on floors of its own;
 * :mod:`rigidrot_gym.engines` (foreign engines as methods) and :mod:`rigidrot_gym.render`
   (drawing with PyBullet), on top of physics;
 * :mod:`rigidrot_gym.attitude`: the Gymnasium task, its envs and the SB3 adapter;
 * :mod:`rigidrot_gym.control`: classical controllers and trained agents;
 * :mod:`rigidrot_gym.tools`: the command line, the demo, the cross-check, the benchmarks.
 
-Conventions are stated once, in :mod:`rigidrot_gym.physics.quaternion`. Importing the
+Conventions are stated once, in :mod:`rigidrot_gym.physics.rotation.quaternion`. Importing the
 package registers the environment ids of the scenario files (``RigidRot/Reorient-v0``,
 ...) with Gymnasium, as soon as Gymnasium is imported. The names below are importable from
 here; the env classes and controllers are loaded on first use, so that
@@ -24,10 +25,10 @@ from typing import Any
 
 from rigidrot_gym import engines  # noqa: F401  (registers the foreign engines as methods)
 from rigidrot_gym.attitude.registration import register_when_gymnasium_loads
-from rigidrot_gym.physics import inertia, integrators, quaternion
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.trajectory import Trajectory
+from rigidrot_gym.physics.rotation import inertia, integrators, quaternion
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.trajectory import Trajectory
 
 __version__ = "0.2.0"
 

@@ -23,7 +23,7 @@ import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.attitude.autoreset import Autoreset
 from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
-from rigidrot_gym.physics.integrators import ConvergenceError
+from rigidrot_gym.physics.rotation.integrators import ConvergenceError
 
 ONES = np.ones(3, dtype=np.float32)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rigidrot_gym.physics import integrators
+from rigidrot_gym.physics.rotation import integrators
 from rigidrot_gym.tools.cli import main
 
 PROBLEMS = ("free", "tumbler", "top")

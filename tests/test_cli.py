@@ -16,7 +16,7 @@ import pytest
 from compilations import COUNT_COMPILATIONS
 from reference import angle, body_to_world, solve
 
-from rigidrot_gym.physics import integrators
+from rigidrot_gym.physics.rotation import integrators
 from rigidrot_gym.tools.cli import build_parser, expected_duration, main
 
 try:
@@ -189,7 +189,7 @@ def test_demo_figure_keeps_every_text_inside_it(engines):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from rigidrot_gym.physics.trajectory import Trajectory
+    from rigidrot_gym.physics.rotation.trajectory import Trajectory
     from rigidrot_gym.tools import demo
 
     t = np.linspace(0.0, 30.0, 301)

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from rigidrot_gym.physics.jit import COMPILE_NOTICE
+from rigidrot_gym.physics.plumbing.jit import COMPILE_NOTICE
 
 # Two signatures of a small kernel: two compilations in one process.
 CODE = (

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from reference import angle, body_to_world, solve, world_to_body
 
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.heavy_top import HeavyTop
-from rigidrot_gym.physics.integrators import ConvergenceError
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.heavy_top import HeavyTop
+from rigidrot_gym.physics.rotation.integrators import ConvergenceError
+from rigidrot_gym.physics.rotation.propagate import propagate
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize(np.array([0.9, 0.2, -0.3, 0.25]))

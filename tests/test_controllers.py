@@ -23,8 +23,8 @@ from rigidrot_gym.control import (
     diagonal_gains,
 )
 from rigidrot_gym.control.lqr import linearisation
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.propagate import propagate
 
 # Wie, Weiss & Arapostathis (1989), as in the shared notes: the true inertia, the
 # controller's diagonal estimate, the start (vector-first in the paper) and the gains.

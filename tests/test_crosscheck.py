@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from rigidrot_gym.physics.exact import torque_free
+from rigidrot_gym.physics.rotation.exact import torque_free
 from rigidrot_gym.tools import crosscheck as cc
 from rigidrot_gym.tools.cli import build_parser, main
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from gymnasium.error import DependencyNotInstalled
 
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics.trajectory import Trajectory
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation.trajectory import Trajectory
 from rigidrot_gym.tools import demo
 
 try:

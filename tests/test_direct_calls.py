@@ -1,4 +1,4 @@
-"""The batch's kernels called past numba's dispatch (:class:`rigidrot_gym.physics.jit.DirectCalls`)
+"""The batch's kernels called past numba's dispatch (:class:`rigidrot_gym.physics.plumbing.jit.DirectCalls`)
 read each argument as the type of the overload they were given, unchecked: every call, on
 every path a batch takes, must have exactly the argument types that its key's first call had
 (what numba's own ``typeof`` gives them), or the kernel would read memory as the wrong type.
@@ -21,7 +21,7 @@ import pytest
 from rigidrot_gym.attitude import data
 from rigidrot_gym.attitude.batch import features_of
 from rigidrot_gym.attitude.env import resolve_scenario
-from rigidrot_gym.physics.jit import DirectCalls
+from rigidrot_gym.physics.plumbing.jit import DirectCalls
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ pytest.importorskip("material", reason="needs the [docs] extra")
 
 import importlib
 
-from rigidrot_gym.physics import integrators
+from rigidrot_gym.physics.rotation import integrators
 
 pytestmark = pytest.mark.docs
 
@@ -239,14 +239,17 @@ def crossrefs():
 
 def test_roles_resolve_as_python_would(crossrefs):
     module, root = crossrefs
-    quaternion = root["physics.quaternion"]
+    quaternion = root["physics.rotation.quaternion"]
     assert (
         module._resolve(root, quaternion, "to_scalar_last")
-        == "rigidrot_gym.physics.quaternion.to_scalar_last"
+        == "rigidrot_gym.physics.rotation.quaternion.to_scalar_last"
     )
     # Through an import of the module where the docstring stands.
-    propagate = root["physics.propagate"]
-    assert module._resolve(root, propagate, "Trajectory") == "rigidrot_gym.physics.trajectory.Trajectory"
+    propagate = root["physics.rotation.propagate"]
+    assert (
+        module._resolve(root, propagate, "Trajectory")
+        == "rigidrot_gym.physics.rotation.trajectory.Trajectory"
+    )
     # Inherited: PD documents QuaternionFeedback's constructor.
     pd = root["control.pd.PD"]
     assert (
@@ -258,8 +261,8 @@ def test_roles_resolve_as_python_would(crossrefs):
 
 def test_an_unresolved_role_is_a_warning(crossrefs, caplog):
     module, root = crossrefs
-    scope = root["physics.quaternion"]
-    role = ":func:`~rigidrot_gym.physics.quaternion.no_such_function`"
+    scope = root["physics.rotation.quaternion"]
+    role = ":func:`~rigidrot_gym.physics.rotation.quaternion.no_such_function`"
     with caplog.at_level(logging.WARNING, logger="mkdocs.plugins.rigidrot_crossrefs"):
         text = module.ROLE.sub(lambda m: module.SphinxRolesToCrossrefs()._link(root, scope, m), role)
     assert text == "`no_such_function`"
@@ -268,7 +271,7 @@ def test_an_unresolved_role_is_a_warning(crossrefs, caplog):
         lambda m: module.SphinxRolesToCrossrefs()._link(root, scope, m),
         ":class:`numpy.ndarray` :func:`multiply`",
     )
-    assert linked == "`numpy.ndarray` [`multiply`][rigidrot_gym.physics.quaternion.multiply]"
+    assert linked == "`numpy.ndarray` [`multiply`][rigidrot_gym.physics.rotation.quaternion.multiply]"
 
 
 def test_the_components_page_names_every_component_and_shows_real_signatures():

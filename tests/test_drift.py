@@ -8,9 +8,9 @@ import warnings
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics.integrators import ComponentMethod
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation.integrators import ComponentMethod
+from rigidrot_gym.physics.rotation.propagate import propagate
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 OURS = [name for name in integrators.names() if isinstance(integrators.get(name), ComponentMethod)]

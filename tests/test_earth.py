@@ -7,7 +7,7 @@ import datetime as dt
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics import earth
+from rigidrot_gym.physics.environment import earth
 
 
 def test_julian_dates_of_published_instants():

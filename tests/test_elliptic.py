@@ -1,4 +1,4 @@
-"""Tests for :mod:`rigidrot_gym.physics.elliptic` against independent references.
+"""Tests for :mod:`rigidrot_gym.physics.rotation.elliptic` against independent references.
 
 References: scipy.special (elliprf, elliprj, ellipk, ellipkinc, ellipj), scipy's adaptive
 quadrature of the defining integrals, closed forms at m = 0 and m = 1, and a few values
@@ -19,7 +19,7 @@ import scipy.special as sc
 from numba import njit
 from scipy.integrate import quad
 
-from rigidrot_gym.physics import elliptic as E
+from rigidrot_gym.physics.rotation import elliptic as E
 
 pytestmark = pytest.mark.filterwarnings("error")
 

@@ -17,10 +17,10 @@ from reference import angle, solve
 
 import rigidrot_gym  # noqa: F401  (registers the ids and the engine methods)
 from rigidrot_gym.engines import bullet
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.torques import Loads
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.torques import Loads
 
 pytest.importorskip("mujoco")
 pytest.importorskip("Basilisk")

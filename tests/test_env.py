@@ -18,7 +18,7 @@ import rigidrot_gym
 from rigidrot_gym.attitude.env import AttitudeEnv
 from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 from rigidrot_gym.attitude.scenario import ScenarioError, find, load
-from rigidrot_gym.physics import integrators
+from rigidrot_gym.physics.rotation import integrators
 
 IDS = rigidrot_gym.ENV_IDS
 

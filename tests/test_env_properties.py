@@ -30,8 +30,8 @@ import rigidrot_gym
 from rigidrot_gym.attitude.arguments import RESET_OPTIONS
 from rigidrot_gym.attitude.scenario import FIELDS, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics.integrators import ConvergenceError
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation.integrators import ConvergenceError
 
 IDS = rigidrot_gym.ENV_IDS
 TORQUE_METHODS = [n for n in integrators.names() if integrators.get(n).accepts_torque]

@@ -15,8 +15,8 @@ from scipy.spatial.transform import Rotation
 import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
 from rigidrot_gym.attitude.scenario import ScenarioError
-from rigidrot_gym.physics import mekf
-from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.estimation import mekf
+from rigidrot_gym.physics.rotation import quaternion as quat
 
 N = 100  # bodies per Monte Carlo run
 ARCSEC = np.radians(1.0 / 3600.0)

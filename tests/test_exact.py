@@ -1,4 +1,4 @@
-"""Tests for :mod:`rigidrot_gym.physics.exact` against independent references.
+"""Tests for :mod:`rigidrot_gym.physics.rotation.exact` against independent references.
 
 The main reference is scipy's DOP853 at rtol = atol = 1e-13 on the 7-dimensional ODE
 (Euler's equations and q̇ = ½ q ⊗ (0, ω)), written out below in plain numpy; attitudes
@@ -18,7 +18,7 @@ from scipy.integrate import solve_ivp
 from scipy.spatial.transform import Rotation
 
 from rigidrot_gym import propagate
-from rigidrot_gym.physics.exact import free_rotation, symmetric_top, torque_free
+from rigidrot_gym.physics.rotation.exact import free_rotation, symmetric_top, torque_free
 
 pytestmark = pytest.mark.filterwarnings("error")
 

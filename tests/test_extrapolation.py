@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from reference import angle, slope, solve
 
-from rigidrot_gym.physics.extrapolation import TorqueExtrapolator
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation.extrapolation import TorqueExtrapolator
+from rigidrot_gym.physics.rotation.propagate import propagate
 
 INERTIA = np.array([1.0, 2.0, 3.0])
 Q0, W0 = np.array([1.0, 0.0, 0.0, 0.0]), np.array([0.2, 0.7, -0.1])

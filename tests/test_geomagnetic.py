@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from rigidrot_gym.physics import earth
-from rigidrot_gym.physics import geomagnetic as gm
+from rigidrot_gym.physics.environment import earth
+from rigidrot_gym.physics.environment import geomagnetic as gm
 
 R = gm.REFERENCE_RADIUS
 

@@ -8,7 +8,7 @@ import allantools
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics.gyro import PRESETS, GyroModel, readings
+from rigidrot_gym.physics.sensors.gyro import PRESETS, GyroModel, readings
 
 DEG_PER_HOUR = np.pi / 180.0 / 3600.0  # rad/s
 

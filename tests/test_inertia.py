@@ -1,4 +1,4 @@
-"""Tests of rigidrot_gym.physics.inertia against references computed independently here.
+"""Tests of rigidrot_gym.physics.rotation.inertia against references computed independently here.
 
 Standard shapes are checked against midpoint quadrature of their uniform mass
 distribution, composites against clouds of point masses rotated with scipy and shifted
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from rigidrot_gym.physics import inertia as ri
-from rigidrot_gym.physics import quaternion
+from rigidrot_gym.physics.rotation import inertia as ri
+from rigidrot_gym.physics.rotation import quaternion
 
 # ----------------------------------------------------------------------------------
 # Independent references

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from reference import angle, body_to_world, slope, solve, world_to_body
 
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.propagate import propagate
 
 ORDERS = {"euler": 1, "rk4": 4, "rk4_dcm": 4, "rkn": 4, "pcdm": 2, "nielsen_krenk": 2, "rkmk4": 4}
 # Exact without torque: their order shows only under a torque.

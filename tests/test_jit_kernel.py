@@ -1,4 +1,4 @@
-"""How :func:`rigidrot_gym.physics.jit.kernel` compiles arithmetic: a multiply and an add
+"""How :func:`rigidrot_gym.physics.plumbing.jit.kernel` compiles arithmetic: a multiply and an add
 contracted into one fused multiply-add (one rounding), and nothing else of fast math.
 References: IEEE 754 double arithmetic, exact products from :class:`fractions.Fraction`."""
 
@@ -10,7 +10,7 @@ from fractions import Fraction
 import llvmlite.binding
 import pytest
 
-from rigidrot_gym.physics.jit import kernel
+from rigidrot_gym.physics.plumbing.jit import kernel
 
 
 @kernel

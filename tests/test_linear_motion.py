@@ -7,9 +7,9 @@ import pytest
 from reference import TIGHT, angle, body_to_world, slope, world_to_body
 from scipy.integrate import solve_ivp
 
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.linear import propagate_linear
-from rigidrot_gym.physics.rigid_body import propagate_rigid_body
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.linear import propagate_linear
+from rigidrot_gym.physics.rotation.rigid_body import propagate_rigid_body
 
 
 def test_constant_force_reduces_to_the_closed_form():

@@ -13,10 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics import integrators, torques, validation
-from rigidrot_gym.physics.integrators.base import FIRST_CHUNK
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.torques import BodyTorque, GravityGradient, WheelMomentum
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.rotation import integrators, torques
+from rigidrot_gym.physics.rotation.integrators.base import FIRST_CHUNK
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.torques import BodyTorque, GravityGradient, WheelMomentum
 
 ROOT = Path(__file__).resolve().parents[1]
 I_ASYM = np.array([1.0, 2.0, 3.0])

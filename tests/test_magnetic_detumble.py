@@ -20,8 +20,8 @@ import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.attitude.scenario import ScenarioError, find
 from rigidrot_gym.control import CONTROLLERS, BDot, QuaternionFeedback
 from rigidrot_gym.control.bdot import avanzini_gain
-from rigidrot_gym.physics import geomagnetic
-from rigidrot_gym.physics import orbit as kepler
+from rigidrot_gym.physics.environment import geomagnetic
+from rigidrot_gym.physics.environment import orbit as kepler
 from rigidrot_gym.tools.bench.control import run_episodes
 
 ID = "RigidRot/MagDetumble-v0"

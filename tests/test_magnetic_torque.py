@@ -14,9 +14,9 @@ from reference import angle, slope, solve, world_to_body
 
 import rigidrot_gym  # noqa: F401  (registers the engine methods)
 from rigidrot_gym.engines.boundary import torque_of
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.torques import BodyTorque, GravityGradient, MagneticDipole, resolve
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.torques import BodyTorque, GravityGradient, MagneticDipole, resolve
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize(np.array([0.9, 0.2, -0.3, 0.25]))

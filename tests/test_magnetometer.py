@@ -9,8 +9,8 @@ import numba
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.magnetometer import PRESETS, MagnetometerModel, read, readings
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.sensors.magnetometer import PRESETS, MagnetometerModel, read, readings
 
 
 def _basilisk_reading(field_n: np.ndarray, sigma_bn: np.ndarray, bias: np.ndarray, limit: float):

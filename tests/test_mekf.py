@@ -13,9 +13,9 @@ import pytest
 import scipy.linalg
 from scipy import stats
 
-from rigidrot_gym.physics import mekf
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.gyro import PRESETS, GyroModel, readings
+from rigidrot_gym.physics.estimation import mekf
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.sensors.gyro import PRESETS, GyroModel, readings
 
 ARCSEC = np.pi / 180.0 / 3600.0
 DEG_PER_HOUR = np.pi / 180.0 / 3600.0

@@ -17,8 +17,8 @@ from rigidrot_gym.attitude.components.wheels import wheel_axes
 from rigidrot_gym.attitude.env import AttitudeEnv
 from rigidrot_gym.control import CONTROLLERS, QuaternionFeedback
 from rigidrot_gym.control.momentum_dumping import DUMPING_GAIN, dumping_dipole
-from rigidrot_gym.physics import geomagnetic
-from rigidrot_gym.physics import orbit as kepler
+from rigidrot_gym.physics.environment import geomagnetic
+from rigidrot_gym.physics.environment import orbit as kepler
 
 ID = "RigidRot/MagDetumble-v0"
 A = 6378137.0 + 500e3  # the scenario's circular orbit, m

@@ -9,9 +9,9 @@ import pytest
 from reference import angle, slope, solve
 
 import rigidrot_gym  # noqa: F401  (registers the engine methods)
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.propagate import propagate
 
 mujoco = pytest.importorskip("mujoco")
 

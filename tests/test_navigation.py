@@ -18,12 +18,13 @@ from scipy.spatial.transform import Rotation
 from rigidrot_gym.attitude.batch import AttitudeBatch
 from rigidrot_gym.attitude.components import gyro, magnetometer, navigation, star_tracker
 from rigidrot_gym.attitude.scenario import ScenarioError, find
-from rigidrot_gym.physics import earth, mekf, sun
-from rigidrot_gym.physics import orbit as kepler
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.gyro import PRESETS as GYROS
-from rigidrot_gym.physics.magnetometer import PRESETS as MAGNETOMETERS
-from rigidrot_gym.physics.star_tracker import PRESETS as TRACKERS
+from rigidrot_gym.physics.environment import earth, sun
+from rigidrot_gym.physics.environment import orbit as kepler
+from rigidrot_gym.physics.estimation import mekf
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.sensors.gyro import PRESETS as GYROS
+from rigidrot_gym.physics.sensors.magnetometer import PRESETS as MAGNETOMETERS
+from rigidrot_gym.physics.sensors.star_tracker import PRESETS as TRACKERS
 
 SENSORS = {"gyro_model": "42", "star_tracker_model": "42"}
 # The tracker looks along body −x, turned 30° about body z: not a principal axis.

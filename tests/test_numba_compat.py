@@ -21,11 +21,11 @@ import numpy as np
 import pytest
 from numba import njit
 
-from rigidrot_gym.physics import numba_compat
-from rigidrot_gym.physics.integrators import rk4
-from rigidrot_gym.physics.integrators.base import advance
-from rigidrot_gym.physics.jit import COMPILE_NOTICE, bodies, inlined
-from rigidrot_gym.physics.torques import SIZE, body_torque, model_potential, parameters
+from rigidrot_gym.physics.plumbing import numba_compat
+from rigidrot_gym.physics.plumbing.jit import COMPILE_NOTICE, bodies, inlined
+from rigidrot_gym.physics.rotation.integrators import rk4
+from rigidrot_gym.physics.rotation.integrators.base import advance
+from rigidrot_gym.physics.rotation.torques import SIZE, body_torque, model_potential, parameters
 
 # argv[1]: the rename, {"pattern", "replacement", "scope"} (module-name prefixes) or null.
 # Prints the run's final attitudes (bytes), the features left out, the NumbaCompatWarnings
@@ -64,11 +64,11 @@ with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     import rigidrot_gym
     from rigidrot_gym import propagate
-    from rigidrot_gym.physics import numba_compat
+    from rigidrot_gym.physics.plumbing import numba_compat
 
     q = propagate([1, 0, 0, 0], [0.1, 0.2, 0.3], [1, 2, 3], 0.01, 10, method="rk4").q
     from numba import njit
-    from rigidrot_gym.physics.jit import DirectCalls
+    from rigidrot_gym.physics.plumbing.jit import DirectCalls
 
     calls = DirectCalls(njit(lambda x, y: x * y))
     direct = [calls("float64", (x, 3.0)) for x in (1.0, 2.0, 4.0)]
@@ -77,7 +77,7 @@ with warnings.catch_warnings(record=True) as caught:
     ends = njit(**numba_compat.uncounted())(lambda x: x[0] + x[-1])
     uncounted = [ends(np.arange(3.0)), ends.targetoptions.get("_nrt", True) is False]
     from numba.core.registry import cpu_target
-    from rigidrot_gym.physics.jit import jitable
+    from rigidrot_gym.physics.plumbing.jit import jitable
 
     def twice(x):
         return 2.0 * x

@@ -15,7 +15,7 @@ from scipy.spatial.transform import Rotation
 
 import rigidrot_gym
 from rigidrot_gym.attitude.env import AttitudeEnv
-from rigidrot_gym.physics import reaction_wheels
+from rigidrot_gym.physics.actuators import reaction_wheels
 
 CASES = [(env_id, {}) for env_id in rigidrot_gym.ENV_IDS]
 EVERY_BLOCK = ("RigidRot/NadirPoint-v0", {"sun": True, "actuation_delay": True})

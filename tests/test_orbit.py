@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from rigidrot_gym.physics import earth, orbit
+from rigidrot_gym.physics.environment import earth, orbit
 
 MU, R = earth.MU, earth.RADIUS
 

@@ -86,6 +86,9 @@ def test_the_sdist_and_wheel_install_and_run_in_a_fresh_venv(tmp_path):
     text = zipfile.ZipFile(wheel).read(metadata).decode()
     assert "License-Expression: MIT" in text and "License-File: LICENSE" in text
     assert metadata.replace("METADATA", "licenses/LICENSE") in names
+    # Every module of the package, in its sub-package (pyproject lists them one by one).
+    modules = sorted(p.relative_to(source).as_posix() for p in (source / "rigidrot_gym").rglob("*.py"))
+    assert [m for m in modules if m not in names] == []
     shipped = sorted(n for n in names if n.startswith("rigidrot_gym/scenarios/"))
     assert shipped == sorted(f"rigidrot_gym/scenarios/{p.name}" for p in (ROOT / "envs").glob("*.toml"))
     python = _fresh_venv(tmp_path / "venv")

@@ -335,7 +335,7 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
     from rigidrot_gym.attitude.env import resolve_scenario
     from rigidrot_gym.attitude.starts import start_law
     from rigidrot_gym.attitude.task import rules_of
-    from rigidrot_gym.physics import quaternion as quat
+    from rigidrot_gym.physics.rotation import quaternion as quat
 
     scenario = resolve_scenario("RigidRot/Reorient-v0", {})
     q = quat.normalize(rng.normal(size=(n, 4)))
@@ -435,7 +435,7 @@ def test_one_evaluation_for_every_path(principal_axes):
 
     from rigidrot_gym.attitude import data
     from rigidrot_gym.attitude.data import Features
-    from rigidrot_gym.physics import integrators
+    from rigidrot_gym.physics.rotation import integrators
 
     n = 300  # two blocks of the pipeline's passes
     scenario, call, bodies, equipment, rules, law = _records(n, np.random.default_rng(8), principal_axes)

@@ -10,7 +10,7 @@ import numpy as np
 import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.attitude.scenario import find
 from rigidrot_gym.control import CONTROLLERS
-from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.rotation import quaternion as quat
 from rigidrot_gym.tools import crosscheck as cc
 from rigidrot_gym.tools.bench import accuracy, control
 

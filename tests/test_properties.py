@@ -18,12 +18,18 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from reference import angle
 
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.integrators import ComponentMethod
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.torques import BodyTorque, GravityGradient, PointForce, WheelMomentum, WorldTorque
-from rigidrot_gym.physics.validation import MAX_COUNT
+from rigidrot_gym.physics.plumbing.validation import MAX_COUNT
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.integrators import ComponentMethod
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.torques import (
+    BodyTorque,
+    GravityGradient,
+    PointForce,
+    WheelMomentum,
+    WorldTorque,
+)
 
 OURS = [name for name in integrators.names() if isinstance(integrators.get(name), ComponentMethod)]
 # Torque-free conservation as each method's docstring states it (to round-off or to the

@@ -11,9 +11,9 @@ from reference import angle, body_to_world, slope
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.engines import bullet
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.propagate import propagate
 from rigidrot_gym.tools.crosscheck import flip_times
 
 pytestmark = pytest.mark.engines

@@ -1,4 +1,4 @@
-"""Tests for the public batched API of :mod:`rigidrot_gym.physics.quaternion`.
+"""Tests for the public batched API of :mod:`rigidrot_gym.physics.rotation.quaternion`.
 
 Every expected value comes from something independent of the code under test:
 scipy's ``Rotation`` (scalar LAST, converted here with ``np.roll`` / fancy indexing,
@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 from scipy.spatial.transform import Rotation
 
-from rigidrot_gym.physics import quaternion as Q
+from rigidrot_gym.physics.rotation import quaternion as Q
 
 PI = np.pi
 S2 = math.sqrt(0.5)

@@ -1,5 +1,5 @@
 """What compiled libraries print: kept off standard output, banners dropped
-(:mod:`rigidrot_gym.physics.quiet`), and a process that renders and runs every engine
+(:mod:`rigidrot_gym.physics.plumbing.quiet`), and a process that renders and runs every engine
 prints on stdout only what it prints itself.
 
 Each case runs in a fresh interpreter, its stdout a pipe that C's stdio buffers fully
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from rigidrot_gym.physics import quiet
+from rigidrot_gym.physics.plumbing import quiet
 
 # A stand-in for a compiled library: it prints from C on import, to both descriptors, a
 # banner among the lines, through C's buffered stdio as well as straight to the descriptor.
@@ -50,7 +50,7 @@ def test_what_an_import_prints_goes_to_stderr_less_its_banner(tmp_path):
     (tmp_path / "fakelib.py").write_text(FAKE_LIBRARY)
     out = _run(
         """
-        from rigidrot_gym.physics import quiet
+        from rigidrot_gym.physics.plumbing import quiet
         quiet.BANNERS["fakelib"] = "fakelib build time:"
         print("before", flush=True)
         quiet.import_quietly("fakelib")
@@ -70,7 +70,7 @@ def test_a_failed_import_restores_the_streams_and_shows_what_it_printed(tmp_path
     )
     out = _run(
         """
-        from rigidrot_gym.physics import quiet
+        from rigidrot_gym.physics.plumbing import quiet
         try:
             quiet.import_quietly("brokenlib")
         except ImportError as e:

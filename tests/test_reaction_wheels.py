@@ -1,4 +1,4 @@
-"""Reaction-wheel motor and friction (rigidrot_gym.physics.reaction_wheels): closed forms of the
+"""Reaction-wheel motor and friction (rigidrot_gym.physics.actuators.reaction_wheels): closed forms of the
 friction, the command rules on a grid, the compiled path against numpy, the argument checks,
 and wheel-speed histories side by side with Basilisk's reactionWheelStateEffector against a
 DOP853 solution of J_s Ω̇ = u + τ_f built from our functions."""
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-from rigidrot_gym.physics import reaction_wheels as rw
-from rigidrot_gym.physics.reaction_wheels import (
+from rigidrot_gym.physics.actuators import reaction_wheels as rw
+from rigidrot_gym.physics.actuators.reaction_wheels import (
     BCT_RWP015,
     HONEYWELL_HR16,
     NANOAVIONICS_RW0,

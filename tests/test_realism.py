@@ -16,8 +16,8 @@ from rigidrot_gym.attitude.variates import splitmix_uniform
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.control import QuaternionFeedback
 from rigidrot_gym.control.base import gyroscopic
-from rigidrot_gym.physics import orbit as kepler
-from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.environment import orbit as kepler
+from rigidrot_gym.physics.rotation import quaternion as quat
 
 J = np.diag([0.08, 0.10, 0.05])  # Reorient-v0's body, kg·m²
 DT = 0.2

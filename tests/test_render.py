@@ -23,8 +23,8 @@ pybullet = pytest.importorskip("pybullet")
 
 from gymnasium.error import DependencyNotInstalled  # noqa: E402
 
-from rigidrot_gym.physics import inertia as inertia_mod  # noqa: E402
-from rigidrot_gym.physics import quaternion  # noqa: E402
+from rigidrot_gym.physics.rotation import inertia as inertia_mod  # noqa: E402
+from rigidrot_gym.physics.rotation import quaternion  # noqa: E402
 from rigidrot_gym.render import BodyRenderer, ellipsoid_semi_axes, tile  # noqa: E402
 
 W, H = 320, 240
@@ -188,7 +188,7 @@ def test_omega_and_momentum_directions(side_view):
 
 @pytest.mark.parametrize("semi", [(1.0, 0.5, 0.25), (0.3, 1.0, 0.7), (1.0, 1.0, 1.0), (0.9, 0.6, 1.0)])
 def test_semi_axes_round_trip(semi):
-    # Moments of a solid ellipsoid from the independent formula in rigidrot_gym.physics.inertia.
+    # Moments of a solid ellipsoid from the independent formula in rigidrot_gym.physics.rotation.inertia.
     moments = np.diag(inertia_mod.ellipsoid(3.7, semi))
     np.testing.assert_allclose(ellipsoid_semi_axes(moments), np.asarray(semi) / max(semi), rtol=1e-12)
 

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from rigidrot_gym.physics import earth
-from rigidrot_gym.physics import star_tracker as st
-from rigidrot_gym.physics.star_tracker import PRESETS, StarTrackerModel
+from rigidrot_gym.physics.environment import earth
+from rigidrot_gym.physics.sensors import star_tracker as st
+from rigidrot_gym.physics.sensors.star_tracker import PRESETS, StarTrackerModel
 
 DEG = np.pi / 180.0
 ARCSEC = DEG / 3600.0

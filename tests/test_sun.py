@@ -9,7 +9,7 @@ import numba
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics import earth, sun
+from rigidrot_gym.physics.environment import earth, sun
 
 # Basilisk's eclipse constants (astroConstants REQ_EARTH, REQ_SUN), m.
 BSK_RADIUS_EARTH = 6378136.6

@@ -10,9 +10,15 @@ import numba
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.sun import AU
-from rigidrot_gym.physics.sun_sensors import PRESETS, CoarseSunSensors, readings, response, sun_direction
+from rigidrot_gym.physics.environment.sun import AU
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.sensors.sun_sensors import (
+    PRESETS,
+    CoarseSunSensors,
+    readings,
+    response,
+    sun_direction,
+)
 
 # Basilisk's astronomical unit (astroConstants.h, AU2M), m: 7 m short of the IAU's.
 BASILISK_AU = 149597870693.0

@@ -16,9 +16,9 @@ from reference import body_to_world
 
 import rigidrot_gym  # noqa: F401  (registers the ids)
 from rigidrot_gym.attitude.scenario import ScenarioError
-from rigidrot_gym.physics import earth, sun
-from rigidrot_gym.physics import orbit as kepler
-from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.environment import earth, sun
+from rigidrot_gym.physics.environment import orbit as kepler
+from rigidrot_gym.physics.rotation import quaternion as quat
 
 ID = "RigidRot/MagDetumble-v0"
 A = 6378137.0 + 500e3

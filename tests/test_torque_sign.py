@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from reference import angle, solve
 
 import rigidrot_gym  # noqa: F401  (registers the engine methods)
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation.propagate import propagate
 
 KP, KD = 2.0, 3.0
 INERTIA = np.array([1.0, 2.0, 2.5])

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.torques import BodyTorque, GravityGradient, WheelMomentum
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.torques import BodyTorque, GravityGradient, WheelMomentum
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize(np.array([0.9, 0.2, -0.3, 0.25]))
@@ -135,7 +135,7 @@ def test_gravity_gradient_rejects_a_plane_that_is_not_two_orthonormal_axes(plane
 def test_a_specialised_model_is_the_whole_model_bit_for_bit(terms):
     # A refactor's check (the two share the terms' functions): where the terms a
     # specialised model leaves out are zero, it gives the whole model's torque exactly.
-    from rigidrot_gym.physics import torques
+    from rigidrot_gym.physics.rotation import torques
 
     wheels, gravity, magnetic = terms
     rng = np.random.default_rng(3)

@@ -11,15 +11,22 @@ import numpy as np
 import pytest
 from reference import angle, solve
 
-from rigidrot_gym.physics import inertia as ri
-from rigidrot_gym.physics import integrators, validation
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.extrapolation import TorqueExtrapolator
-from rigidrot_gym.physics.heavy_top import HeavyTop
-from rigidrot_gym.physics.linear import propagate_linear
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.rigid_body import propagate_rigid_body
-from rigidrot_gym.physics.torques import BodyTorque, GravityGradient, PointForce, WheelMomentum, WorldTorque
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.rotation import inertia as ri
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.extrapolation import TorqueExtrapolator
+from rigidrot_gym.physics.rotation.heavy_top import HeavyTop
+from rigidrot_gym.physics.rotation.linear import propagate_linear
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.rigid_body import propagate_rigid_body
+from rigidrot_gym.physics.rotation.torques import (
+    BodyTorque,
+    GravityGradient,
+    PointForce,
+    WheelMomentum,
+    WorldTorque,
+)
 
 I_ASYM = np.array([1.0, 2.0, 3.0])
 Q0 = quat.normalize(np.array([0.9, 0.2, -0.3, 0.25]))

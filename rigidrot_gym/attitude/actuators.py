@@ -13,7 +13,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.wheels import wheel_axes
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.physics import reaction_wheels
+from rigidrot_gym.physics.actuators import reaction_wheels
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.physics.validation import UNIT_TOLERANCE
+from rigidrot_gym.physics.plumbing.validation import UNIT_TOLERANCE
 
 RESET_OPTIONS = ("attitude", "rate", "target")
 # Action dtypes: every real one (float16 and the small integers are members of a float32 Box).

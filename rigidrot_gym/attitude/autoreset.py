@@ -37,7 +37,7 @@ from rigidrot_gym.attitude.components import targets
 from rigidrot_gym.attitude.data import NEAR_TARGET, REWARD, TERMINATED, TRUNCATED
 from rigidrot_gym.attitude.result import StepResult
 from rigidrot_gym.attitude.starts import start_states, variate_count
-from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.rotation import quaternion as quat
 
 if TYPE_CHECKING:  # the batch is assembled from this module's Restarts
     from rigidrot_gym.attitude.batch import AttitudeBatch

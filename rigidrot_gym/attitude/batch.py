@@ -49,9 +49,10 @@ from rigidrot_gym.attitude.starts import realism_draws, start_law
 from rigidrot_gym.attitude.task import observation_size
 from rigidrot_gym.attitude.transport import Transport
 from rigidrot_gym.attitude.views import BodyViews
-from rigidrot_gym.physics import integrators, validation
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.inertia import principal_frame
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.inertia import principal_frame
 
 MAX_BODIES = 2**31 - 1  # bodies in one batch (each holds ~1 kB of state and scratch)
 

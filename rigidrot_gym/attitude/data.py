@@ -37,10 +37,10 @@ from rigidrot_gym.attitude.rows import (  # noqa: F401 (re-exported: the period'
     VALUES,
 )
 from rigidrot_gym.attitude.variates import NAVIGATION_PAIRS, keys_of
-from rigidrot_gym.physics.inertia import principal_frame
-from rigidrot_gym.physics.integrators.base import STATE_SIZE
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.torques import SIZE as TORQUE_PARAMETERS
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation.inertia import principal_frame
+from rigidrot_gym.physics.rotation.integrators.base import STATE_SIZE
+from rigidrot_gym.physics.rotation.torques import SIZE as TORQUE_PARAMETERS
 
 # Rows of a body's state: the attitude q (principal axes to world) and the body rates ω
 # (principal axes), then the method's own scalar (only ``rkn`` uses it).
@@ -83,7 +83,7 @@ NOT_REALISM = tuple(feature.name for feature in _FEATURES if not feature.realism
 def _realistic(self) -> bool:
     """Any realism component: the actuators' and loads' components run, and the torque
     model is the library's compiled model of the terms the loads hold
-    (:func:`~rigidrot_gym.physics.torques.model_of`); else the body torque alone, held
+    (:func:`~rigidrot_gym.physics.rotation.torques.model_of`); else the body torque alone, held
     from the action."""
     return any(on for name, on in self._asdict().items() if name not in NOT_REALISM)
 

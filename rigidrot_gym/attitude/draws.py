@@ -20,7 +20,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 @intrinsic

@@ -16,8 +16,8 @@ import numpy as np
 from rigidrot_gym.attitude import data
 from rigidrot_gym.attitude.components.integration import divergence_error, valid_state
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.physics import torques
-from rigidrot_gym.physics.integrators.base import Method
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation.integrators.base import Method
 
 
 def run(

@@ -226,7 +226,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ((4,), body to world), ``estimated_gyro_bias`` ((3,), rad/s),
     ``estimated_magnetometer_bias`` ((3,), T, where it estimates one) and
     ``estimate_covariance`` ((n, n): δϑ, the rotation vector of q̂* ⊗ q, rad, then
-    β − β̂ and m − m̂), from which the NEES (``rigidrot_gym.physics.mekf.nees``) or the
+    β − β̂ and m − m̂), from which the NEES (``rigidrot_gym.physics.estimation.mekf.nees``) or the
     3σ bounds follow.
 
     ## Starting State
@@ -310,7 +310,7 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
     ```
 
     * ``scenario``: a registered id, a scenario file stem or path, or a ``Scenario``.
-    * ``integrator``: any name from ``rigidrot_gym.physics.integrators.names()`` that accepts a
+    * ``integrator``: any name from ``rigidrot_gym.physics.rotation.integrators.names()`` that accepts a
       torque; ``integrator_options`` passes its options (e.g. ``{"tol": 1e-12}``). Foreign
       engines have one name per variant: ``"pybullet"``, ``"pybullet_maximal"``,
       ``"mujoco_euler"``, ``"mujoco_implicitfast"``, ``"mujoco_implicit"``, ``"mujoco_rk4"``,

@@ -10,7 +10,7 @@ passes over blocks of bodies:
    :mod:`~rigidrot_gym.attitude.stages.actuate`, :mod:`~rigidrot_gym.attitude.stages.load`):
    the action read, the actuators' torques and the torque parameters held over the period;
 4. integrate (:mod:`~rigidrot_gym.attitude.stages.integrate`): the method's own step
-   (through the library's :func:`~rigidrot_gym.physics.integrators.base.advance`), staged,
+   (through the library's :func:`~rigidrot_gym.physics.rotation.integrators.base.advance`), staged,
    then checked;
 5. restart (:mod:`~rigidrot_gym.attitude.stages.restart`), once every check has passed:
    the autoreset's draws;
@@ -46,7 +46,7 @@ by LLVM. The passes run over blocks of
 bodies (``prange``): compiled with ``parallel=True``, numba's threads share the blocks.
 
 The passes create no array, so that the one-thread kernel compiles without numba's
-reference counts (:func:`~rigidrot_gym.physics.jit.kernel`; on threads numba's reductions
+reference counts (:func:`~rigidrot_gym.physics.plumbing.jit.kernel`; on threads numba's reductions
 create their partial sums). A restart's uniforms go to ``Work.variates``; the realism
 components' normals to ``Work.normals`` and the estimator's work to ``Work.estimator``,
 one block after the other (the batch runs realism components on one thread only).
@@ -93,8 +93,8 @@ from rigidrot_gym.attitude.stages import (
     restart,
     sense,
 )
-from rigidrot_gym.physics import torques
-from rigidrot_gym.physics.jit import kernel
+from rigidrot_gym.physics.plumbing.jit import kernel
+from rigidrot_gym.physics.rotation import torques
 
 # The records of numbers travel packed together (data.pack); this rebuilds their fields.
 _NUMBERS = unpacker(Rules, StartLaw)

@@ -11,8 +11,8 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.declaration import Component, Draw
 from rigidrot_gym.attitude.settings import Table, bounded, fraction, setting
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import quaternion as quat
 
 # Redraws of one body's moments before giving up. A draw is accepted with probability
 # about ½ or more (a nominal body on the boundary, a thin plate, accepts the half-space of

@@ -192,7 +192,7 @@ class Results:
           rad/s, ``estimated_magnetometer_bias`` m̂ (N, 3), T, where it estimates one, and
           ``estimate_covariance`` P (N, n, n) of its error state (δϑ, the rotation vector of
           q̂* ⊗ q, rad; Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε
-          (:func:`~rigidrot_gym.physics.mekf.nees`) and the 3σ bounds are the user's to take.
+          (:func:`~rigidrot_gym.physics.estimation.mekf.nees`) and the 3σ bounds are the user's to take.
         """
         e, f = self._equipment, self.features
         if not (f.wheels or f.gyro or f.magnetometer):  # the plain task's step: nothing to build

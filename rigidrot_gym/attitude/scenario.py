@@ -87,8 +87,8 @@ from rigidrot_gym.attitude.settings import (
     text,
     vector,
 )
-from rigidrot_gym.physics import inertia as inertia_module
-from rigidrot_gym.physics import integrators
+from rigidrot_gym.physics.rotation import inertia as inertia_module
+from rigidrot_gym.physics.rotation import integrators
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -110,9 +110,9 @@ BODY = {
     "tensor": "the 3 × 3 inertia tensor in the body frame about the centre of mass, kg·m²: "
     "symmetric, positive definite, triangle inequality on its eigenvalues",
     "parts": "an array of tables `[[body.parts]]`, composed about their common centre of mass "
-    "([`compose`][rigidrot_gym.physics.inertia.compose])",
+    "([`compose`][rigidrot_gym.physics.rotation.inertia.compose])",
 }
-# The shapes of a part: functions of rigidrot_gym.physics.inertia.
+# The shapes of a part: functions of rigidrot_gym.physics.rotation.inertia.
 SHAPES = (
     "solid_box",
     "solid_cylinder",

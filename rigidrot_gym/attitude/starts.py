@@ -20,9 +20,9 @@ from rigidrot_gym.attitude.data import FIXED, NEAR_TARGET, RANDOM, StartLaw
 from rigidrot_gym.attitude.draws import draw, sources
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.variates import box_muller, normal_pair
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable, kernel
-from rigidrot_gym.physics.quaternion import qexp, qmul, qnorm
+from rigidrot_gym.physics.plumbing.jit import jitable, kernel
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qexp, qmul, qnorm
 
 # Uniform variates per episode start, one generator call per body. Every scenario draws
 # 12: 8 become standard normals by Box–Muller (target, attitude or axis), 4 stay uniform

@@ -3,7 +3,7 @@
 :class:`Transport` is the part of :class:`~rigidrot_gym.attitude.batch.AttitudeBatch`
 between its named records and the compiled call (:mod:`~rigidrot_gym.attitude.pipeline`):
 the kernels of its method and features, the records as the plain tuples numba unboxes
-fastest, the calls past numba's dispatch (:class:`~rigidrot_gym.physics.jit.DirectCalls`),
+fastest, the calls past numba's dispatch (:class:`~rigidrot_gym.physics.plumbing.jit.DirectCalls`),
 the table of the bodies' generators that the call's restarts draw from, and what a copy or
 an unpickled batch rebuilds of all these rather than share.
 """
@@ -19,7 +19,7 @@ import numpy as np
 from rigidrot_gym.attitude import data, engine_period, pipeline
 from rigidrot_gym.attitude.draws import sources
 from rigidrot_gym.attitude.task import rules_of
-from rigidrot_gym.physics import jit
+from rigidrot_gym.physics.plumbing import jit
 
 # The attributes derived from the others, which pickling drops and __setstate__ rebuilds.
 _DERIVED = ("_sources", "_constants", "_calls")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.physics.jit import jitable, select
+from rigidrot_gym.physics.plumbing.jit import jitable, select
 
 # Each body's per-step noise: pairs of standard normals of its counter-based stream, and
 # normals of a second stream for the spacecraft's sensors and estimator, keyed by its key

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.physics import quaternion as quat
+from rigidrot_gym.physics.rotation import quaternion as quat
 
 
 class BodyViews:

@@ -12,7 +12,7 @@ from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.task import decode_observation
 from rigidrot_gym.control.momentum_dumping import DUMPING_GAIN, dumping_dipole
-from rigidrot_gym.physics import validation
+from rigidrot_gym.physics.plumbing import validation
 
 
 def gyroscopic(omega: np.ndarray, inertia: np.ndarray, momentum: np.ndarray) -> np.ndarray:

@@ -24,8 +24,9 @@ from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.components.orbit import elements_of
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.physics import earth, orbit, validation
-from rigidrot_gym.physics.inertia import principal_frame
+from rigidrot_gym.physics.environment import earth, orbit
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.rotation.inertia import principal_frame
 
 
 def geomagnetic_inclination(scenario: Scenario) -> float:

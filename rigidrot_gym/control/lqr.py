@@ -27,8 +27,8 @@ from scipy.linalg import solve_continuous_are
 
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.control.base import Controller, gyroscopic
-from rigidrot_gym.physics import validation
-from rigidrot_gym.physics.inertia import principal_frame, validate_moments
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.rotation.inertia import principal_frame, validate_moments
 
 
 def _weights(attitude_weight: float, rate_weight: float, control_weight: float) -> tuple[float, float, float]:

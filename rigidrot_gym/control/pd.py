@@ -18,7 +18,7 @@ term in one place, :func:`~rigidrot_gym.control.base.gyroscopic`.
 from __future__ import annotations
 
 from rigidrot_gym.control.quaternion_feedback import QuaternionFeedback
-from rigidrot_gym.physics import validation
+from rigidrot_gym.physics.plumbing import validation
 
 
 class PD(QuaternionFeedback):

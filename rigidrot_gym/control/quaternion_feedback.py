@@ -24,9 +24,9 @@ import numpy as np
 from rigidrot_gym.attitude.components import targets
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.control.base import Controller, gain_matrix, gyroscopic
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics import validation
-from rigidrot_gym.physics.inertia import principal_frame
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.inertia import principal_frame
 
 
 class QuaternionFeedback(Controller):

@@ -13,7 +13,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.control.base import Controller, gain_matrix
-from rigidrot_gym.physics.inertia import principal_frame
+from rigidrot_gym.physics.rotation.inertia import principal_frame
 
 
 class RateDamping(Controller):

@@ -23,8 +23,8 @@ import numpy as np
 
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.control.base import Controller, gain_matrix, gyroscopic
-from rigidrot_gym.physics import validation
-from rigidrot_gym.physics.inertia import principal_frame
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.rotation.inertia import principal_frame
 
 # Markley & Crassidis, Ex. 7.3: k (1/s), ε (1/s), G = 0.005 I (1/s²).
 PUBLISHED_SLOPE = 0.05

@@ -1,6 +1,6 @@
-"""Foreign physics engines wrapped as methods of :mod:`rigidrot_gym.physics.integrators`.
+"""Foreign physics engines wrapped as methods of :mod:`rigidrot_gym.physics.rotation.integrators`.
 
-Each module here holds one engine behind the same :class:`~rigidrot_gym.physics.integrators.Method`
+Each module here holds one engine behind the same :class:`~rigidrot_gym.physics.rotation.integrators.Method`
 interface as our own methods, registered on import of this package (which the top-level
 ``import rigidrot_gym`` does). The engine itself is imported only when a method runs, so
 an engine that is not installed costs nothing until it is asked for, and then raises
@@ -21,7 +21,7 @@ Engine state (clients, models, hubs) is kept per thread (:mod:`~rigidrot_gym.eng
 """
 
 from rigidrot_gym.engines import basilisk, bullet, mujoco
-from rigidrot_gym.physics import integrators
+from rigidrot_gym.physics.rotation import integrators
 
 for _module in (bullet, mujoco, basilisk):
     for _method in _module.METHODS:

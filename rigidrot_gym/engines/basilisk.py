@@ -39,9 +39,9 @@ import numpy as np
 
 from rigidrot_gym.engines.boundary import continuous, is_torque_free, torque_of
 from rigidrot_gym.engines.local import PerThread
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.integrators.base import Method
-from rigidrot_gym.physics.torques import Loads
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.integrators.base import Method
+from rigidrot_gym.physics.rotation.torques import Loads
 
 INTEGRATORS = {"rk4": "svIntegratorRK4", "rkf45": "svIntegratorRKF45", "rkf78": "svIntegratorRKF78"}
 _NANO = 1_000_000_000  # ns per s

@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rigidrot_gym.physics.torques import BODY, WORLD, Loads, model_torque
+from rigidrot_gym.physics.rotation.torques import BODY, WORLD, Loads, model_torque
 
 
 def is_torque_free(loads: Loads) -> bool:

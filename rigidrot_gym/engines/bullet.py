@@ -32,10 +32,10 @@ import numpy as np
 
 from rigidrot_gym.engines.boundary import continuous, is_torque_free, torque_of
 from rigidrot_gym.engines.local import PerThread
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.integrators.base import Method
-from rigidrot_gym.physics.quiet import import_quietly
-from rigidrot_gym.physics.torques import Loads
+from rigidrot_gym.physics.plumbing.quiet import import_quietly
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.integrators.base import Method
+from rigidrot_gym.physics.rotation.torques import Loads
 
 _MAX_ROTATION = np.pi / 4  # rad per step: PyBullet clamps the attitude update beyond it
 

@@ -60,9 +60,9 @@ import numpy as np
 
 from rigidrot_gym.engines.boundary import continuous, is_torque_free, torque_of
 from rigidrot_gym.engines.local import PerThread
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.integrators.base import Method
-from rigidrot_gym.physics.torques import Loads
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.integrators.base import Method
+from rigidrot_gym.physics.rotation.torques import Loads
 
 CHUNK = 32  # free bodies per model
 INTEGRATORS = {"euler": "Euler", "implicitfast": "implicitfast", "implicit": "implicit", "rk4": "RK4"}

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.physics.validation import count
+from rigidrot_gym.physics.plumbing.validation import count
 
 
 def rgb(pixels: Any, width: int, height: int) -> np.ndarray:

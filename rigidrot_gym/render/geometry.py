@@ -1,6 +1,6 @@
 """Geometry of the drawing: the ellipsoid that stands for a body, and arrow orientations.
 
-Conventions are those of :mod:`rigidrot_gym.physics.quaternion` (scalar-first, body to
+Conventions are those of :mod:`rigidrot_gym.physics.rotation.quaternion` (scalar-first, body to
 world). Pure numpy: nothing here needs PyBullet.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rigidrot_gym.physics import quaternion
-from rigidrot_gym.physics.inertia import principal_frame
+from rigidrot_gym.physics.rotation import quaternion
+from rigidrot_gym.physics.rotation.inertia import principal_frame
 
 # Semi-axes below this fraction of the largest are raised to it: a thin plate (I1 + I2 = I3)
 # has a zero semi-axis, and moments violating the triangle inequality (check_triangle=False)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.physics.validation import count
+from rigidrot_gym.physics.plumbing.validation import count
 
 # Frame width and height, pixels: TinyRenderer allocates the whole frame on every call.
 MAX_PIXELS = 16384

@@ -4,7 +4,7 @@
 :class:`~rigidrot_gym.render.scene.Scene` (the body as the ellipsoid of its inertia, its
 axes, the target's axes, L and ω).
 
-Conventions are those of :mod:`rigidrot_gym.physics.quaternion`: scalar-first ``[w, x, y, z]``
+Conventions are those of :mod:`rigidrot_gym.physics.rotation.quaternion`: scalar-first ``[w, x, y, z]``
 attitudes mapping body to world, ω in the body frame.
 
 PyBullet is an optional dependency (``pip install "rigidrot-gym[render]"``): it is
@@ -28,9 +28,9 @@ import numpy as np
 from gymnasium.error import DependencyNotInstalled
 from numpy.typing import ArrayLike
 
-from rigidrot_gym.physics import quaternion
-from rigidrot_gym.physics.inertia import principal_frame
-from rigidrot_gym.physics.quiet import c_output_to_stderr, import_quietly
+from rigidrot_gym.physics.plumbing.quiet import c_output_to_stderr, import_quietly
+from rigidrot_gym.physics.rotation import quaternion
+from rigidrot_gym.physics.rotation.inertia import principal_frame
 from rigidrot_gym.render.frames import rgb
 from rigidrot_gym.render.geometry import ellipsoid_semi_axes
 from rigidrot_gym.render.options import pixels, real

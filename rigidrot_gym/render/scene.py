@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.physics import quaternion
+from rigidrot_gym.physics.rotation import quaternion
 from rigidrot_gym.render.geometry import rotation_from_x
 
 # Body axes and target axes are this long, relative to the largest semi-axis (1), so that

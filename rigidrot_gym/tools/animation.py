@@ -15,9 +15,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.propagate import propagate
 from rigidrot_gym.render import BodyRenderer, tile
 from rigidrot_gym.tools.crosscheck import PROBLEMS, Q0
 

@@ -33,8 +33,8 @@ def _compile(args: argparse.Namespace) -> None:
 
 
 def _simulate(args: argparse.Namespace) -> None:
-    from rigidrot_gym.physics import quaternion as quat
-    from rigidrot_gym.physics.propagate import propagate
+    from rigidrot_gym.physics.rotation import quaternion as quat
+    from rigidrot_gym.physics.rotation.propagate import propagate
 
     inertia = np.array(args.inertia, dtype=float)
     if inertia.size == 9:
@@ -320,7 +320,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``rigidrot`` and its subcommands."""
     import rigidrot_gym
-    from rigidrot_gym.physics import integrators
+    from rigidrot_gym.physics.rotation import integrators
 
     parser = argparse.ArgumentParser(
         prog="rigidrot",

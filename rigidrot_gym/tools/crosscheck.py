@@ -2,12 +2,12 @@
 
 Every engine variant (PyBullet multibody and maximal coordinates; MuJoCo Euler,
 implicitfast, implicit, RK4; Basilisk RK4, RKF45, RKF78) runs beside our own methods,
-all through the same :func:`~rigidrot_gym.physics.propagate.propagate`, on three
+all through the same :func:`~rigidrot_gym.physics.rotation.propagate.propagate`, on three
 problems (:data:`PROBLEMS`), at every step of :data:`STEPS` (0.4 … 1/2560 s):
 
 * ``tumbler``: spin about the intermediate axis, I = (1, 2, 3) kg·m²,
   ω0 = (0.01, 2, 0.01) rad/s, 30 s (three Dzhanibekov flips); reference: the exact
-  Jacobi-elliptic solution (:func:`~rigidrot_gym.physics.exact.torque_free`);
+  Jacobi-elliptic solution (:func:`~rigidrot_gym.physics.rotation.exact.torque_free`);
 * ``torque``: a constant body torque (0.05, −0.03, 0.04) N·m on the same body from
   ω0 = (0.4, 1.1, −0.3) rad/s, 20 s; reference: scipy's DOP853 at rtol = atol = 1e-13;
 * ``spin``: a fast symmetric spin, I = (1, 1, 1.8) kg·m², ω0 = (1, 0, 30) rad/s
@@ -47,12 +47,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.inertia import principal_frame
-from rigidrot_gym.physics.integrators import ConvergenceError
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.inertia import principal_frame
+from rigidrot_gym.physics.rotation.integrators import ConvergenceError
+from rigidrot_gym.physics.rotation.propagate import propagate
 from rigidrot_gym.tools.bench.throughput import machine
 from rigidrot_gym.tools.report import markdown_table, write_results
 

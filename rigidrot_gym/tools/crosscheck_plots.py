@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rigidrot_gym.physics import integrators
+from rigidrot_gym.physics.rotation import integrators
 from rigidrot_gym.tools.crosscheck import (
     DAMPING_W0,
     PROBLEMS,

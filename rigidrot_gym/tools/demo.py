@@ -30,11 +30,11 @@ import numpy as np
 from gymnasium.error import DependencyNotInstalled
 
 from rigidrot_gym.control import QuaternionFeedback
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.propagate import propagate
-from rigidrot_gym.physics.trajectory import Trajectory
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.propagate import propagate
+from rigidrot_gym.physics.rotation.trajectory import Trajectory
 from rigidrot_gym.tools.plot_style import floor_note, floored, method_styles
 from rigidrot_gym.tools.report import markdown_table
 

@@ -60,7 +60,7 @@ def run(env_ids: list[str] | None, integrators: list[str] | None, workers: int |
     import gymnasium as gym
 
     from rigidrot_gym.attitude.registration import register_scenarios
-    from rigidrot_gym.physics import integrators as methods
+    from rigidrot_gym.physics.rotation import integrators as methods
 
     known = register_scenarios()
     for env_id in env_ids or ():

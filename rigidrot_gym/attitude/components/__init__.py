@@ -31,7 +31,7 @@ component. The scenario's tables and consistency rules, the period's flags
 (:class:`~rigidrot_gym.attitude.data.Equipment`), the per-episode draws and per-step
 noise, the observation's columns and the reward's bounds are derived from it.
 
-Each is component-wise source over :mod:`~rigidrot_gym.physics.jit`'s primitives and the
+Each is component-wise source over :mod:`~rigidrot_gym.physics.plumbing.jit`'s primitives and the
 named data of :mod:`~rigidrot_gym.attitude.data`: a function of one body, or of a block of
 bodies ``lo`` … ``hi`` − 1 when its loop must vectorise. A component that a scenario does
 not enable is not compiled into its kernel (:class:`~rigidrot_gym.attitude.data.Features`).

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidrot_gym.physics import jit
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing import jit
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 @jitable

@@ -7,7 +7,7 @@ from __future__ import annotations
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Feature, State
 from rigidrot_gym.attitude.variates import counter_normals
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 @jitable

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 @jitable

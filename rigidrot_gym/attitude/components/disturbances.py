@@ -10,8 +10,8 @@ from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Draw, Feature, State
 from rigidrot_gym.attitude.settings import Table, non_negative, positive, setting
 from rigidrot_gym.attitude.variates import counter_normals
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
 
 
 class Disturbance(Table, key="disturbance"):

@@ -29,10 +29,10 @@ from rigidrot_gym.attitude.rows import (
     TERMINATED,
     TRUNCATED,
 )
-from rigidrot_gym.physics import jit
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable, select
-from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate
+from rigidrot_gym.physics.plumbing import jit
+from rigidrot_gym.physics.plumbing.jit import jitable, select
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qconj, qmul, qrotate
 
 # Cephes ``atan`` (S. L. Moshier, Cephes Math Library 2.8, atan.c): atan x = x + x z P(z)/Q(z),
 # z = x², on [0, 0.66] after reduction by π/2 − atan(1/x) or π/4 + atan((x − 1)/(x + 1)).

@@ -4,7 +4,7 @@ r̂ is the direction from the Earth, turning at the orbit's mean motion n about 
 it is the scenario's orbit's: 3μ/r³, r̂ turning in that orbit's plane from the body's
 position at the period's start at its rate of then (exact on a circular orbit; on an
 ellipse the strength and rate are held over the period). The torque itself is the library's
-compiled term (:class:`rigidrot_gym.physics.torques.GravityGradient`), evaluated at every
+compiled term (:class:`rigidrot_gym.physics.rotation.torques.GravityGradient`), evaluated at every
 integrator stage; this component holds its parameters.
 
 A component in full, as the guide "How to add a component" (docs) describes: its
@@ -20,8 +20,10 @@ import numpy as np
 from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.components.declaration import Component, Feature, State
 from rigidrot_gym.attitude.settings import ScenarioError, Table, flag, positive, setting
-from rigidrot_gym.physics import earth, torques, validation
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.environment import earth
+from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import torques
 
 
 class GravityGradientTable(Table, key="gravity_gradient"):

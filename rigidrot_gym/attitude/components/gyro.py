@@ -1,4 +1,4 @@
-"""A rate-integrating gyro on each body: the library's :mod:`~rigidrot_gym.physics.gyro`
+"""A rate-integrating gyro on each body: the library's :mod:`~rigidrot_gym.physics.sensors.gyro`
 (Farrenkopf's angle and rate random walk in their exact discrete form, quantised pulses, a
 full scale), sampled once per control period.
 
@@ -21,8 +21,8 @@ import numpy as np
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Feature, State
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.physics import gyro as gyro_model
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.sensors import gyro as gyro_model
 
 # Entries of Equipment.gyro_model.
 ARW, RRW, QUANTUM, FULL_SCALE, INITIAL_BIAS = range(5)
@@ -42,7 +42,7 @@ class GyroTable(Table, key="gyro"):
         check=choice(("none", *gyro_model.PRESETS)),
         flat="gyro_model",
         switch=True,
-        doc='"none" or a preset of physics.gyro: "42" (NASA 42: ARW 0.07°/√h, bias stability 0.1°/h, '
+        doc='"none" or a preset of physics.sensors.gyro: "42" (NASA 42: ARW 0.07°/√h, bias stability 0.1°/h, '
         "1″ pulses)",
     )
     initial_bias_deg_per_hour: float = setting(

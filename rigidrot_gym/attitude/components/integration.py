@@ -12,7 +12,7 @@ gyro measures), by the corrected trapezoid rule over the sub-steps of h: on each
 (the integral of the cubic Hermite interpolant of ω and ω̇ at the sub-step's ends: the
 trapezoid rule with the first correction of the Euler–Maclaurin formula), of the fourth
 order, as ``rk4``; ω̇ from Euler's equations I ω̇ = τ − ω × Iω
-(:func:`~rigidrot_gym.physics.dynamics.angular_acceleration`) with the torque model the
+(:func:`~rigidrot_gym.physics.rotation.dynamics.angular_acceleration`) with the torque model the
 method's stages evaluate. Over sub-steps under one torque law the ω̇ terms of neighbours
 cancel, so only the ends of such a stretch (the period's, and the sub-step where a duty
 cycle switches the magnetorquers on) evaluate a torque. An engine's method gives no state
@@ -23,11 +23,12 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components import magnetorquers
-from rigidrot_gym.physics import jit, torques
-from rigidrot_gym.physics.dynamics import angular_acceleration
-from rigidrot_gym.physics.integrators.base import STATE_SIZE, advance
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.validation import UNIT_TOLERANCE
+from rigidrot_gym.physics.plumbing import jit
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.plumbing.validation import UNIT_TOLERANCE
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation.dynamics import angular_acceleration
+from rigidrot_gym.physics.rotation.integrators.base import STATE_SIZE, advance
 
 
 @jitable

@@ -1,5 +1,5 @@
 """The torque parameters held over a control period (the library's compiled torque model,
-:func:`~rigidrot_gym.physics.torques.model_of`, reads them at every integrator stage):
+:func:`~rigidrot_gym.physics.rotation.torques.model_of`, reads them at every integrator stage):
 the body torque τ = sign · A u + d of the actuator torques u about their axes A plus the
 disturbances d, and with wheels their momentum h = A h_w and its rate A u, all turned into
 principal axes. Per body, in a fixed order of operations (a matrix product's summation
@@ -8,10 +8,10 @@ order depends on the batch size, and row i of a batch must repeat a single env b
 
 from __future__ import annotations
 
-from rigidrot_gym.physics import torques
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qrotate_inv
 
 
 @jitable

@@ -1,10 +1,10 @@
 """The Earth's magnetic field along the orbit: the tilted centred dipole of the IGRF's
 first-degree coefficients at the orbit's epoch (Basilisk's
-``magneticFieldCenteredDipole``), the library's :mod:`~rigidrot_gym.physics.geomagnetic`,
+``magneticFieldCenteredDipole``), the library's :mod:`~rigidrot_gym.physics.environment.geomagnetic`,
 at each body's position (:mod:`~rigidrot_gym.attitude.components.orbit`) and episode time.
 
 The Earth turns under the inertial world frame: its rotation angle is θ(t) = θ₀ + θ̇ t,
-θ₀ the Greenwich mean sidereal angle of the epoch (:func:`~rigidrot_gym.physics.earth.gmst`)
+θ₀ the Greenwich mean sidereal angle of the epoch (:func:`~rigidrot_gym.physics.environment.earth.gmst`)
 and θ̇ that formula's rate (its quadratic term changes θ by ~1e-15 rad over a day). The
 coefficients are those of the epoch, held for the episode.
 
@@ -20,9 +20,9 @@ import numpy as np
 from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
 from rigidrot_gym.attitude.settings import ScenarioError, Table, flag, setting
-from rigidrot_gym.physics import earth, geomagnetic
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
+from rigidrot_gym.physics.environment import earth, geomagnetic
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation.quaternion import qrotate, qrotate_inv
 
 # Entries of Equipment.field_model: the dipole vector (g₁¹, h₁¹, g₁⁰) in the Earth-fixed
 # frame (T), the reference radius (m), θ₀ (rad) and θ̇ (rad/s).

@@ -1,11 +1,11 @@
 """A three-axis magnetometer on each body: the library's
-:mod:`~rigidrot_gym.physics.magnetometer` (white noise, a bias drawn per episode, whole
+:mod:`~rigidrot_gym.physics.sensors.magnetometer` (white noise, a bias drawn per episode, whole
 quanta, saturation) reading the field of :mod:`~rigidrot_gym.attitude.components.magnetic_field`
 in the body frame at the end of each period.
 
 With ``navigation.observe`` "sensors" or "estimate" the observation's field columns show
 its reading instead of the true field; with "estimate" the MEKF corrects its attitude with
-it (:func:`~rigidrot_gym.physics.mekf.vector_residual`: the reading against the field's
+it (:func:`~rigidrot_gym.physics.estimation.mekf.vector_residual`: the reading against the field's
 model at the body's position plus the estimated bias, whose error the filter takes as
 white, of variance σ² + q²/12); where the bias has a std σ_b > 0 the filter estimates it,
 three states of prior σ_b (:mod:`~rigidrot_gym.attitude.components.navigation`), as the
@@ -20,8 +20,8 @@ from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
 from rigidrot_gym.attitude.components.magnetic_field import FIELD_SCALE
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
-from rigidrot_gym.physics import magnetometer as magnetometer_model
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.sensors import magnetometer as magnetometer_model
 
 # Entries of Equipment.magnetometer_model.
 NOISE, BIAS_STD, QUANTUM, SATURATION = range(4)
@@ -39,7 +39,7 @@ class MagnetometerTable(Table, key="magnetometer"):
         check=choice(("none", *magnetometer_model.PRESETS)),
         flat="magnetometer_model",
         switch=True,
-        doc='"none" or a preset of physics.magnetometer: "42" (NASA 42: 1 µT noise and quanta, 60 µT '
+        doc='"none" or a preset of physics.sensors.magnetometer: "42" (NASA 42: 1 µT noise and quanta, 60 µT '
         'saturation); with navigation.observe not "truth", the field\'s columns show its reading',
     )
     bias: float = setting(

@@ -2,7 +2,7 @@
 wheels (then the action's last three entries: the rods unload the wheels). Their actions
 a ∈ [-1, 1]³ (clipped) are their dipoles m = a ⊙ m_max, A·m² (after the actuators' delay and noise),
 held over the control period; the torque τ = m × R(q)ᵀ B (Wertz 1978 §17.2) is the
-library's compiled term (:class:`~rigidrot_gym.physics.torques.MagneticDipole`), evaluated
+library's compiled term (:class:`~rigidrot_gym.physics.rotation.torques.MagneticDipole`), evaluated
 at every integrator stage with the field B of the period's start held in the world frame
 (:mod:`~rigidrot_gym.attitude.components.magnetic_field`), as Basilisk's ``MtbEffector``
 reads its field message once per task step.
@@ -23,10 +23,10 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
 from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, flag, setting, vector
-from rigidrot_gym.physics import torques
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qrotate_inv
 
 
 class MagnetorquerTable(Table, key="magnetorquers"):

@@ -1,5 +1,5 @@
 """What the agent observes of its own attitude and rates, and the estimator between the
-sensors and it: the library's multiplicative EKF (:mod:`~rigidrot_gym.physics.mekf`) per
+sensors and it: the library's multiplicative EKF (:mod:`~rigidrot_gym.physics.estimation.mekf`) per
 body, inside the control period.
 
 ``observe`` chooses the observation's first seven columns (the error quaternion to the
@@ -23,7 +23,7 @@ gyro's reading (its σ_v and σ_u are the gyro model's, which the filter knows e
 corrected with the star tracker's measurement when there is one, then with a
 magnetometer's reading and the coarse Sun sensors' direction, where the scenario has them,
 each once the attitude is known well enough for its linearisation
-(:func:`~rigidrot_gym.physics.mekf.linear_enough`: before a first fix from a large initial
+(:func:`~rigidrot_gym.physics.estimation.mekf.linear_enough`: before a first fix from a large initial
 error, the filter only propagates). The batch's ``info`` shows the estimate, its
 covariance and the true biases (:meth:`~rigidrot_gym.attitude.batch.AttitudeBatch.extras`).
 """
@@ -37,10 +37,10 @@ from rigidrot_gym.attitude.components import gyro, magnetometer, star_tracker
 from rigidrot_gym.attitude.components.declaration import Component, Feature, State
 from rigidrot_gym.attitude.components.gyro import ARW, RRW
 from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, choice, setting
-from rigidrot_gym.physics import mekf
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qexp, qmul, qrotate_inv
+from rigidrot_gym.physics.estimation import mekf
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qexp, qmul, qrotate_inv
 
 OBSERVED = ("truth", "sensors", "estimate")
 # Entries of Equipment.estimator_model: σ_θ0 (rad), σ_β0 (rad/s), the star tracker's error
@@ -169,7 +169,7 @@ def vector_measurement(equipment, measured, reference, variance, field_bias, z, 
     now: the residual ``z`` (3,), its sensitivity ``h`` (3 × n) and covariance ``r`` (3 × 3).
     With ``field_bias`` (the magnetometer, where the filter estimates its bias m) the
     prediction is R(q̂)ᵀ r + m̂ and H = [[b̂×] 0 I], else H = [[b̂×] 0]. Returns whether the
-    update is linear enough to apply (:func:`~rigidrot_gym.physics.mekf.linear_enough`)."""
+    update is linear enough to apply (:func:`~rigidrot_gym.physics.estimation.mekf.linear_enough`)."""
     q, _ = estimate(equipment, i)
     n = h.shape[1]
     z[0], z[1], z[2] = mekf.vector_residual(q, measured, reference, h)

@@ -1,13 +1,13 @@
 """The orbit every body flies: a Keplerian orbit about the Earth from classical elements
 (optionally with the J₂ secular drift of Ω, ω and M), the library's
-:mod:`~rigidrot_gym.physics.orbit`. Each episode starts at the scenario's epoch at a mean
+:mod:`~rigidrot_gym.physics.environment.orbit`. Each episode starts at the scenario's epoch at a mean
 anomaly drawn uniform in [0, 2π); a body's position at its episode time t = k·dt (step k)
 is :func:`position`. The world frame is the inertial frame of
-:mod:`~rigidrot_gym.physics.earth` (ECI); what the orbit carries (the magnetic field) reads
+:mod:`~rigidrot_gym.physics.environment.earth` (ECI); what the orbit carries (the magnetic field) reads
 its positions.
 
 The default orbit is a 6U CubeSat's: circular at 500 km, Sun-synchronous (97.40°, the
-inclination :func:`~rigidrot_gym.physics.orbit.sun_synchronous_inclination` gives at that
+inclination :func:`~rigidrot_gym.physics.environment.orbit.sun_synchronous_inclination` gives at that
 altitude), as rideshare launches place them.
 """
 
@@ -17,9 +17,9 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.declaration import Component, Draw, State
 from rigidrot_gym.attitude.settings import Check, ScenarioError, Table, bounded, flag, invalid, setting
-from rigidrot_gym.physics import earth
-from rigidrot_gym.physics import orbit as kepler
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.environment import earth
+from rigidrot_gym.physics.environment import orbit as kepler
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 # Entries of Equipment.orbit: the elements at the epoch (m, rad) and the secular rates of
 # Ω, ω and M (rad/s; the two-body mean motion alone without J₂).
@@ -89,7 +89,7 @@ def elements_of(table: OrbitTable) -> kepler.Elements:
     """The table's elements (mean anomaly 0: each episode draws its own).
 
     Raises:
-        ValueError: as :func:`~rigidrot_gym.physics.orbit.elements` (a perigee inside the Earth).
+        ValueError: as :func:`~rigidrot_gym.physics.environment.orbit.elements` (a perigee inside the Earth).
     """
     return kepler.elements(
         table.semi_major_axis,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from rigidrot_gym.attitude.draws import draw
 from rigidrot_gym.attitude.starts import start_state
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qmul, qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation.quaternion import qmul, qrotate_inv
 
 
 @jitable

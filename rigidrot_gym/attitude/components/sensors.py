@@ -14,9 +14,9 @@ from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Draw, Feature, State
 from rigidrot_gym.attitude.settings import Table, bounded, setting
 from rigidrot_gym.attitude.variates import counter_normals
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qexp, qmul, qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qexp, qmul, qrotate_inv
 
 MAX_RATE_NOISE = 1e6  # rad/s, rate-sensor noise and bias (the observation saturates far below)
 

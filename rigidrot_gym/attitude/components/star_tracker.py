@@ -1,4 +1,4 @@
-"""A star tracker on each body: the library's :mod:`~rigidrot_gym.physics.star_tracker`
+"""A star tracker on each body: the library's :mod:`~rigidrot_gym.physics.sensors.star_tracker`
 (noise-equivalent angles across and about the boresight, the boresight's mounting, NASA
 42's exclusion cones about the Sun and beyond the Earth's limb).
 
@@ -19,8 +19,8 @@ from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
 from rigidrot_gym.attitude.settings import Table, choice, integer, quaternion, setting
-from rigidrot_gym.physics import star_tracker as tracker_model
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.sensors import star_tracker as tracker_model
 
 # Entries of Equipment.tracker_model.
 NOISE_ACROSS, NOISE_ABOUT, MOUNTING, SUN_EXCLUSION, EARTH_EXCLUSION, PERIOD, SEES_ORBIT = (
@@ -49,7 +49,7 @@ class StarTrackerTable(Table, key="star_tracker"):
         check=choice(("none", *tracker_model.PRESETS)),
         flat="star_tracker_model",
         switch=True,
-        doc='"none" or a preset of physics.star_tracker: "42" (NASA 42: 2″, 2″, 20″; Sun 30°, Earth '
+        doc='"none" or a preset of physics.sensors.star_tracker: "42" (NASA 42: 2″, 2″, 20″; Sun 30°, Earth '
         "limb 10°); one more column, 1 when the period brought a measurement",
     )
     mounting: np.ndarray = setting(

@@ -1,4 +1,4 @@
-"""Coarse Sun sensors on each body: the library's :mod:`~rigidrot_gym.physics.sun_sensors`
+"""Coarse Sun sensors on each body: the library's :mod:`~rigidrot_gym.physics.sensors.sun_sensors`
 (Basilisk's ``coarseSunSensor``: the cosine of the Sun's angle to each sensor's normal,
 zero outside its field of view, scaled by (1 AU/r)² and the Earth's shadow, plus white
 noise, clamped), at the end of each period, with the Sun of
@@ -8,7 +8,7 @@ Their outputs over the scale (clipped to [0, 1]) are columns of the observation,
 sensor, after the star tracker's flag and before the Sun's and the field's
 (:func:`~rigidrot_gym.attitude.task.observation_columns`). With ``navigation.observe``
 "estimate" the MEKF corrects its attitude with the Sun's direction the sensors give
-(:func:`~rigidrot_gym.physics.sun_sensors.direction`: the least-squares direction over
+(:func:`~rigidrot_gym.physics.sensors.sun_sensors.direction`: the least-squares direction over
 the sensors lit above 5σ, wherever three non-coplanar ones are) against the ephemeris's,
 taking each axis's error as white of std σ/ℓ, ℓ the output at normal incidence the least
 squares found. The noise comes from the body's navigation stream.
@@ -21,11 +21,11 @@ import numpy as np
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
 from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, choice, setting
-from rigidrot_gym.physics import sun
-from rigidrot_gym.physics import sun_sensors as sensor_model
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qrotate_inv
+from rigidrot_gym.physics.environment import sun
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qrotate_inv
+from rigidrot_gym.physics.sensors import sun_sensors as sensor_model
 
 # Entries of Equipment.sun_sensor_model.
 COS_FOV, KELLY, SCALE, NOISE, LOWEST, HIGHEST = range(6)
@@ -41,7 +41,7 @@ class SunSensorTable(Table, key="sun_sensors"):
         check=choice(("none", *sensor_model.PRESETS)),
         flat="sun_sensor_model",
         switch=True,
-        doc='"none" or a preset of physics.sun_sensors: "cube" (six, one on each face, 90° field of '
+        doc='"none" or a preset of physics.sensors.sun_sensors: "cube" (six, one on each face, 90° field of '
         "view); one more column per sensor, its output over its scale",
     )
     noise: float = setting(
@@ -107,7 +107,7 @@ def read(equipment, q, to_sun, shadow, normals, i):
 def direction(equipment, i):
     """The Sun's direction in body i's frame from its last outputs (3-tuple), and the
     variance the estimator takes for each axis of its error, (σ/ℓ)², ℓ the output at
-    normal incidence the least squares found (:func:`~rigidrot_gym.physics.sun_sensors.direction`;
+    normal incidence the least squares found (:func:`~rigidrot_gym.physics.sensors.sun_sensors.direction`;
     the scale × (1 AU/r)² × ν: in the penumbra the same noise turns it further); a variance
     of 0 when three non-coplanar sensors do not read it above 5σ (a dark sensor over 3σ,
     one reading in 740, would halve its axis's component)."""

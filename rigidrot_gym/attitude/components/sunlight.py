@@ -1,5 +1,5 @@
 """The Sun as the body sees it along the orbit: the direction to the Sun from the body and
-the Earth's shadow, by the library's :mod:`~rigidrot_gym.physics.sun` (the Astronomical
+the Earth's shadow, by the library's :mod:`~rigidrot_gym.physics.environment.sun` (the Astronomical
 Almanac's low-precision ephemeris, 0.01°; the conical shadow with penumbra of Basilisk's
 ``eclipse`` module) at each body's position (:mod:`~rigidrot_gym.attitude.components.orbit`)
 and episode time, counted from the orbit's epoch as UTC.
@@ -18,10 +18,10 @@ import numpy as np
 from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
 from rigidrot_gym.attitude.settings import Table, flag, setting
-from rigidrot_gym.physics import earth, sun
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qrotate, qrotate_inv
+from rigidrot_gym.physics.environment import earth, sun
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qrotate, qrotate_inv
 
 # Entries of Equipment.sun_model: the Julian date of the orbit's epoch.
 EPOCH_JD = 0

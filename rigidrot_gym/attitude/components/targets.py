@@ -33,10 +33,10 @@ from rigidrot_gym.attitude.components import orbit, sunlight
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
 from rigidrot_gym.attitude.components.evaluation import scaled_rates
 from rigidrot_gym.attitude.rows import SPEED
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable, select
-from rigidrot_gym.physics.quaternion import qconj, qfrom_matrix, qmul, qrotate, qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable, select
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qconj, qfrom_matrix, qmul, qrotate, qrotate_inv
 
 # q_L: the LVLH axes in the frame (r̂, t̂, ĥ) are ô₁ = t̂, ô₂ = −ĥ, ô₃ = −r̂ (the columns).
 _LVLH = tuple(

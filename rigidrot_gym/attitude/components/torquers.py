@@ -8,10 +8,11 @@ import numpy as np
 
 from rigidrot_gym.attitude.components.declaration import Component
 from rigidrot_gym.attitude.settings import REQUIRED, Table, flag, fraction, setting, vector
-from rigidrot_gym.physics import jit, torques
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable, select
-from rigidrot_gym.physics.quaternion import qrotate_inv
+from rigidrot_gym.physics.plumbing import jit
+from rigidrot_gym.physics.plumbing.jit import jitable, select
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qrotate_inv
 
 
 class Actuator(Table, key="actuator"):

@@ -9,7 +9,7 @@ at β = arccos(1/√3) ≈ 54.7° from body z, 90° apart in azimuth: every body
 same authority, and any one wheel can fail).
 
 Real wheels (``wheel_model``, a Basilisk preset of
-:mod:`~rigidrot_gym.physics.reaction_wheels`): each wheel's speed relative to the body is
+:mod:`~rigidrot_gym.physics.actuators.reaction_wheels`): each wheel's speed relative to the body is
 Ω = h_w/J_s − ĝ·ω (h_w its spin momentum about ĝ); the command u_max·a goes through
 Basilisk's motor rule (saturation at the same u_max, the episode's, which
 ``randomize_torque`` draws; deadband; no driving beyond Ω_max) and the bearing
@@ -30,8 +30,8 @@ import numpy as np
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
 from rigidrot_gym.attitude.rows import OBS_SIZE
 from rigidrot_gym.attitude.settings import ScenarioError, Table, choice, flag, positive, setting
-from rigidrot_gym.physics import reaction_wheels
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.actuators import reaction_wheels
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 # Entries of Equipment.wheel_model: a preset's spin inertia (kg·m²), motor limits (N·m) and
 # top speed (rad/s), its friction coefficients and the speed of its linear friction zone.

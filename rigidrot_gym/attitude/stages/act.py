@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from rigidrot_gym.attitude.components import actions, torquers
 from rigidrot_gym.attitude.data import Features
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 def stage(features: Features) -> Callable:

@@ -14,8 +14,8 @@ from rigidrot_gym.attitude.components import actuator_noise, wheels
 from rigidrot_gym.attitude.data import Features
 from rigidrot_gym.attitude.stages import FIRST_STREAM
 from rigidrot_gym.attitude.variates import ACTUATOR_PAIRS, STEP_PAIRS, block_normals
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qrotate
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation.quaternion import qrotate
 
 
 def command(features: Features) -> Callable:

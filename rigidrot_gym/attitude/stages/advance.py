@@ -17,7 +17,7 @@ from rigidrot_gym.attitude.data import Features
 from rigidrot_gym.attitude.stages import FIRST_STREAM
 from rigidrot_gym.attitude.stages.hooks import chain
 from rigidrot_gym.attitude.variates import DISTURBANCE_PAIRS, STEP_PAIRS, block_normals
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 # Each hook is ``hook(call, bodies, equipment, work, walk, lo, i)`` for body i, of a block
 # from ``lo`` whose random walk's normals (vectorising stream) are ``walk``.

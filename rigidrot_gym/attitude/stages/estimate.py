@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 from rigidrot_gym.attitude.components import gyro, magnetometer, navigation, star_tracker
 from rigidrot_gym.attitude.data import ESTIMATE, SENSORS, Features
-from rigidrot_gym.physics import vector as vec
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import vector as vec
 
 
 def stage(features: Features) -> Callable:

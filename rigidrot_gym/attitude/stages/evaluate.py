@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from rigidrot_gym.attitude.components import evaluation, targets
 from rigidrot_gym.attitude.data import ESTIMATE, SENSORS, Features
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 def stage(features: Features, columns: Callable | None) -> Callable:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from rigidrot_gym.attitude.components import integration
 from rigidrot_gym.attitude.data import Features
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 def stage(step: Callable, torque: Callable, features: Features, parallel: bool) -> Callable:

@@ -1,5 +1,5 @@
 """Stage 3, loads: the torque parameters each body holds over the period, the terms of the
-library's compiled torque model (:func:`~rigidrot_gym.physics.torques.model_of`).
+library's compiled torque model (:func:`~rigidrot_gym.physics.rotation.torques.model_of`).
 
 Reads ``work.commands``, the body frames, the disturbances' torques, the field (with
 magnetorquers), the wheel momenta and the orbit (gravity gradient); writes
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from rigidrot_gym.attitude.components import disturbances, gravity_gradient, loads, magnetorquers
 from rigidrot_gym.attitude.data import Features
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 def stage(features: Features) -> Callable:

@@ -25,7 +25,7 @@ from rigidrot_gym.attitude.components import (
 )
 from rigidrot_gym.attitude.data import ESTIMATE, OBS_SIZE, SENSORS, Features
 from rigidrot_gym.attitude.stages.hooks import chain
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 # A hook is ``write(call, bodies, equipment, state, out, column, i)``: body i's columns from
 # ``column`` on; returns the column after its own.

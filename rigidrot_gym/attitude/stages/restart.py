@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rigidrot_gym.attitude.components import restart as restarts
-from rigidrot_gym.physics.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable
 
 
 def stage() -> Callable:

@@ -38,8 +38,8 @@ from rigidrot_gym.attitude.variates import (
     STEP_PAIRS,
     block_normals,
 )
-from rigidrot_gym.physics.jit import jitable
-from rigidrot_gym.physics.quaternion import qconj, qmul, qrotate, qrotate_inv
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation.quaternion import qconj, qmul, qrotate, qrotate_inv
 
 
 def readings(features: Features) -> Callable:

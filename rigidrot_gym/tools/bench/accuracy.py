@@ -5,7 +5,7 @@ Three problems, each on a batch of bodies (the problem's state with small seeded
 perturbations of q0 and ω0):
 
 * ``free``: asymmetric free body, I = (1, 2, 3) kg·m², 100 s; reference: the exact
-  Jacobi-elliptic solution (:func:`rigidrot_gym.physics.exact.torque_free`).
+  Jacobi-elliptic solution (:func:`rigidrot_gym.physics.rotation.exact.torque_free`).
 * ``tumbler``: spin about the intermediate axis (Dzhanibekov), several flips in 30 s;
   reference exact.
 * ``top``: a fast heavy top (40 rad/s, tilted 0.5 rad) for 2 s under gravity; reference
@@ -30,11 +30,11 @@ from pathlib import Path
 
 import numpy as np
 
-from rigidrot_gym.physics import integrators
-from rigidrot_gym.physics import quaternion as quat
-from rigidrot_gym.physics.exact import torque_free
-from rigidrot_gym.physics.heavy_top import HeavyTop
-from rigidrot_gym.physics.propagate import propagate
+from rigidrot_gym.physics.rotation import integrators
+from rigidrot_gym.physics.rotation import quaternion as quat
+from rigidrot_gym.physics.rotation.exact import torque_free
+from rigidrot_gym.physics.rotation.heavy_top import HeavyTop
+from rigidrot_gym.physics.rotation.propagate import propagate
 from rigidrot_gym.tools.bench.throughput import machine
 from rigidrot_gym.tools.report import markdown_table
 

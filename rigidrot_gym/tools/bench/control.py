@@ -48,7 +48,7 @@ from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
-from rigidrot_gym.physics import validation
+from rigidrot_gym.physics.plumbing import validation
 from rigidrot_gym.tools.bench.policies import why_left_out
 from rigidrot_gym.tools.report import markdown_table, write_results
 

@@ -9,7 +9,7 @@
   two best times of one more sub-step alone is within the machine's noise, and came out
   below the arithmetic peak in one run);
 * :func:`arithmetic_peak`: floating-point operations per second of a tight multiply-add loop
-  compiled the same way as the kernels (:func:`~rigidrot_gym.physics.jit.kernel`: a
+  compiled the same way as the kernels (:func:`~rigidrot_gym.physics.plumbing.jit.kernel`: a
   multiply and an add contracted into one fused multiply-add, two operations), vectorised
   over elements with eight independent chains each (with four, a chain's multiply waits
   on its add, and an RK4 step measured faster than the loop on an Intel Xeon with
@@ -26,9 +26,9 @@ import time
 import gymnasium as gym
 import numpy as np
 
-from rigidrot_gym.physics.jit import kernel
+from rigidrot_gym.physics.plumbing.jit import kernel
 
-# One RK4 step of one body with a body torque (rigidrot_gym.physics.integrators.rk4.step),
+# One RK4 step of one body with a body torque (rigidrot_gym.physics.rotation.integrators.rk4.step),
 # counted by hand: per stage 2 q̇ = q ⊗ ω (20; the ½ is in the coefficients) and
 # ω̇ = I⁻¹(τ − ω × Iω) (18), four stages (152); the three stage inputs q + c h k, ω + c h k
 # (42); the weighted sum (50); the renormalisation (11 and a square root). Besides: a

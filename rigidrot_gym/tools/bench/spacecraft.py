@@ -35,7 +35,7 @@ Basilisk traps met here (bsk 2.12.1):
   gravity's central body, so that the hub's states are relative to it. The field module
   subtracts the planet's position from the hub's ``r_BN_N``; at 1 AU that costs ~2e-5 m
   of rounding. Measured over 600 s at 0.5 s steps: the field agrees with
-  :func:`~rigidrot_gym.physics.geomagnetic.field_inertial` at Basilisk's own positions to
+  :func:`~rigidrot_gym.physics.environment.geomagnetic.field_inertial` at Basilisk's own positions to
   1.4e-10 relative, and those positions with our Kepler orbit to 0.23 mm.
 * ``planetEphemeris`` turns its planet only when all four of ``rightAscension``,
   ``declination``, ``lst0`` and ``rotRate`` are set, one per planet. With none set,
@@ -66,8 +66,8 @@ from rigidrot_gym.attitude.components.orbit import elements_of
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.engines.basilisk import import_basilisk
-from rigidrot_gym.physics import earth, geomagnetic
-from rigidrot_gym.physics import orbit as kepler
+from rigidrot_gym.physics.environment import earth, geomagnetic
+from rigidrot_gym.physics.environment import orbit as kepler
 from rigidrot_gym.tools.bench.throughput import machine
 from rigidrot_gym.tools.report import markdown_table
 
