@@ -4,11 +4,13 @@ batch's view of its outputs (:class:`Results`)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.attitude.components import gyro, magnetometer, navigation
+from rigidrot_gym.attitude.components import COMPONENTS
+from rigidrot_gym.attitude.components.declaration import Info
 from rigidrot_gym.attitude.data import (
     IN_TOLERANCE,
     POINTING_DEG,
@@ -21,6 +23,17 @@ from rigidrot_gym.attitude.data import (
 
 # A scenario without components that add to ``info``: shared, never written.
 NO_EXTRAS: dict[str, np.ndarray] = {}
+
+# The components' info entries in the dict's order: every true value, then the estimates.
+INFO: tuple[Info, ...] = tuple(
+    info for estimate in (False, True) for c in COMPONENTS for info in c.info if info.estimate == estimate
+)
+
+
+@functools.cache
+def infos_of(features: Any) -> tuple[Info, ...]:
+    """The info entries that a batch with the flags ``features`` may have, in order."""
+    return tuple(info for info in INFO if info.on(features))
 
 
 def _info(
@@ -180,8 +193,9 @@ class Results:
         return row_of(self.obs, self._values, self._flags, i, self.extras())
 
     def extras(self) -> dict[str, np.ndarray]:
-        """The ``info`` entries of the scenario's components, by name, arrays over the bodies
-        (views, body first; each env's info holds its row):
+        """The ``info`` entries of the scenario's components (each declaration's ``info``:
+        :data:`INFO`), by name, arrays over the bodies (views, body first; each env's info
+        holds its row):
 
         * with reaction wheels, ``wheel_momentum`` (N, n), N·m·s, and ``wheel_saturated``
           (N,), a wheel at its momentum limit;
@@ -194,21 +208,12 @@ class Results:
           q̂* ⊗ q, rad; Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε
           (:func:`~rigidrot_gym.physics.estimation.mekf.nees`) and the 3σ bounds are the user's to take.
         """
-        e, f = self._equipment, self.features
-        if not (f.wheels or f.gyro or f.magnetometer):  # the plain task's step: nothing to build
+        infos = infos_of(self.features)
+        if not infos:  # the plain task's step: nothing to build
             return NO_EXTRAS
         out: dict[str, np.ndarray] = {}
-        if f.wheels:
-            out["wheel_momentum"], out["wheel_saturated"] = e.wheel_momentum, e.saturated
-        if f.gyro:
-            out["gyro_bias"] = e.gyro[:, gyro.BIAS]
-        field_bias = f.magnetometer and e.magnetometer_model[magnetometer.BIAS_STD] > 0.0
-        if field_bias:
-            out["magnetometer_bias"] = e.magnetometer[:, magnetometer.BIAS]
-        if f.estimator:
-            out["estimated_attitude"] = e.estimate[:, navigation.Q]
-            out["estimated_gyro_bias"] = e.estimate[:, navigation.BIAS]
-            if field_bias:
-                out["estimated_magnetometer_bias"] = e.estimate[:, navigation.FIELD_BIAS]
-            out["estimate_covariance"] = e.covariance
+        for info in infos:
+            value = info.of(self._equipment)
+            if value is not None:
+                out[info.name] = value
         return out
