@@ -5,6 +5,7 @@ batch's view of its outputs (:class:`Results`)."""
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 import numpy as np
@@ -193,20 +194,9 @@ class Results:
         return row_of(self.obs, self._values, self._flags, i, self.extras())
 
     def extras(self) -> dict[str, np.ndarray]:
-        """The ``info`` entries of the scenario's components (each declaration's ``info``:
-        :data:`INFO`), by name, arrays over the bodies (views, body first; each env's info
-        holds its row):
-
-        * with reaction wheels, ``wheel_momentum`` (N, n), N·m·s, and ``wheel_saturated``
-          (N,), a wheel at its momentum limit;
-        * with a gyro, its true bias ``gyro_bias`` (N, 3), rad/s, body frame; with a
-          magnetometer whose bias has a std, its true bias ``magnetometer_bias`` (N, 3), T;
-        * with the estimator (``navigation.observe`` "estimate"), the MEKF's
-          ``estimated_attitude`` q̂ (N, 4), body to world, ``estimated_gyro_bias`` β̂ (N, 3),
-          rad/s, ``estimated_magnetometer_bias`` m̂ (N, 3), T, where it estimates one, and
-          ``estimate_covariance`` P (N, n, n) of its error state (δϑ, the rotation vector of
-          q̂* ⊗ q, rad; Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε
-          (:func:`~rigidrot_gym.physics.estimation.mekf.nees`) and the 3σ bounds are the user's to take.
+        """The ``info`` entries of the scenario's components (each declaration's ``info``, in
+        :data:`INFO`'s order), by name, arrays over the bodies (views, body first; each
+        env's info holds its row). Those a scenario may have:
         """
         infos = infos_of(self.features)
         if not infos:  # the plain task's step: nothing to build
@@ -217,3 +207,11 @@ class Results:
             if value is not None:
                 out[info.name] = value
         return out
+
+
+# The entries' list in the docstring is the declarations' own.
+Results.extras.__doc__ = (
+    inspect.cleandoc(Results.extras.__doc__)
+    + "\n\n"
+    + "\n".join(f"* ``{info.name}``: {info.doc}" for info in INFO)
+)

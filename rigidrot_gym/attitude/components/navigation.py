@@ -306,21 +306,23 @@ COMPONENT = Component(
         ),
         Info(
             "estimated_gyro_bias",
-            "(N, 3) its β̂, rad/s",
+            "(N, 3) its gyro bias β̂, rad/s",
             lambda f: f.estimator,
             lambda e: e.estimate[:, BIAS],
             estimate=True,
         ),
         Info(
             "estimated_magnetometer_bias",
-            "(N, 3) its m̂, T, where it estimates one",
+            "(N, 3) its magnetometer bias m̂, T, where it estimates one",
             lambda f: f.estimator,
             lambda e: e.estimate[:, FIELD_BIAS] if magnetometer.biased(e) else None,
             estimate=True,
         ),
         Info(
             "estimate_covariance",
-            "(N, n, n) its P, of the error state (δϑ, Δβ[, Δm])",
+            "(N, n, n) its P, of the error state (δϑ, the rotation vector of q̂* ⊗ q, rad; "
+            "Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε (mekf.nees) and the 3σ bounds "
+            "are the user's to take",
             lambda f: f.estimator,
             lambda e: e.covariance,
             estimate=True,
