@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from gymnasium.vector import AutoresetMode
 
-from rigidrot_gym.attitude.components import targets
+from rigidrot_gym.attitude.components import COMPONENTS
+from rigidrot_gym.attitude.components.declaration import Start
 from rigidrot_gym.attitude.data import NEAR_TARGET, REWARD, TERMINATED, TRUNCATED
 from rigidrot_gym.attitude.result import StepResult
 from rigidrot_gym.attitude.starts import start_states, variate_count
@@ -44,6 +45,9 @@ if TYPE_CHECKING:  # the batch is assembled from this module's Restarts
 
 Fixed = tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]
 FREE: Fixed = (None, None, None)  # no start value fixed: every one drawn
+
+# The components with a turn of the episode starts drawn outside the compiled period.
+RESTARTS = tuple(c for c in COMPONENTS if c.restart is not None)
 
 
 class Restarts:
@@ -66,16 +70,10 @@ class Restarts:
         q, omega, target, variates = start_states(self._law, variate_count(s), rngs)
         if self.features.realistic or s.realistic:
             self._reset_realism(rows, variates)
-        if s.moving_target:  # the orbit's start is drawn: the starts into its first target's frame
-            targets.start(
-                self._equipment,
-                rows,
-                q,
-                omega,
-                target,
-                self.features.sun_target,
-                self._law.mode == NEAR_TARGET,
-            )
+        for component in RESTARTS:
+            if component.on(s):
+                near = self._law.mode == NEAR_TARGET
+                component.restart(Start(self.features, self._equipment, near, rows, q, omega, target))
         for value, where in zip(fixed, (q, omega, target), strict=True):
             if value is not None:
                 where[:] = value

@@ -19,7 +19,6 @@ import numpy as np
 
 from rigidrot_gym.attitude.components import COMPONENTS
 from rigidrot_gym.attitude.components.declaration import Build, Episode, Feature, State
-from rigidrot_gym.attitude.components.navigation import MOST_STATES
 from rigidrot_gym.attitude.rows import (  # noqa: F401 (re-exported: the period's rows by name)
     ANGLE,
     EFFORT,
@@ -247,7 +246,7 @@ class Work(NamedTuple):
     variates: np.ndarray  # (12, N) the uniforms of a restarting body's new episode
     rate_integral: np.ndarray  # (3, N) ∫ω dt over the period, principal axes, rad (with a gyro)
     normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK)) a block's normals, pass by pass (one thread)
-    estimator: np.ndarray  # (4, MOST_STATES, MOST_STATES) the estimator's work, one body at a time
+    estimator: np.ndarray  # (4, WORK_SIDE, WORK_SIDE) the estimator's work, one body at a time
 
 
 class Outputs(NamedTuple):
@@ -288,6 +287,9 @@ THREAD_BLOCK = 256
 # The most normals a pass over a block draws per body: the navigation's (the actuators' at
 # most 2 · ⌈MAX_ACTUATORS / 2⌉ = 8, the sensors' 6, the random walk's 4).
 NORMAL_ROWS = 2 * NAVIGATION_PAIRS
+# The side of the per-body work matrices (Work.estimator): the largest that a component
+# declares (the estimator's, with the magnetometer's bias).
+WORK_SIDE = max(c.work for c in COMPONENTS)
 
 # How the records travel into the compiled call. Numba unboxes every argument, and every
 # array or number inside a tuple argument, one by one (about 50 ns an array), so Work's
@@ -326,7 +328,7 @@ class Carried(NamedTuple):
     commands: np.ndarray  # (n, N)
     sensed: np.ndarray  # (8, N)
     normals: np.ndarray  # (NORMAL_ROWS, min(N, BLOCK))
-    estimator: np.ndarray  # (4, MOST_STATES, MOST_STATES)
+    estimator: np.ndarray  # (4, WORK_SIDE, WORK_SIDE)
 
 
 # Memory addresses equal in their low 12 bits (a page apart, or a whole number of pages)
@@ -370,7 +372,7 @@ def carried(n: int, actuators: int) -> Carried:
         commands=np.zeros((actuators, n)),
         sensed=np.zeros((STATE_SIZE, n)),
         normals=np.zeros((NORMAL_ROWS, min(n, BLOCK))),
-        estimator=np.zeros((4, MOST_STATES, MOST_STATES)),
+        estimator=np.zeros((4, WORK_SIDE, WORK_SIDE)),
     )
 
 

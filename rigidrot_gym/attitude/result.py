@@ -4,11 +4,14 @@ batch's view of its outputs (:class:`Results`)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.attitude.components import gyro, magnetometer, navigation
+from rigidrot_gym.attitude.components import COMPONENTS
+from rigidrot_gym.attitude.components.declaration import Info
 from rigidrot_gym.attitude.data import (
     IN_TOLERANCE,
     POINTING_DEG,
@@ -21,6 +24,17 @@ from rigidrot_gym.attitude.data import (
 
 # A scenario without components that add to ``info``: shared, never written.
 NO_EXTRAS: dict[str, np.ndarray] = {}
+
+# The components' info entries in the dict's order: every true value, then the estimates.
+INFO: tuple[Info, ...] = tuple(
+    info for estimate in (False, True) for c in COMPONENTS for info in c.info if info.estimate == estimate
+)
+
+
+@functools.cache
+def infos_of(features: Any) -> tuple[Info, ...]:
+    """The info entries that a batch with the flags ``features`` may have, in order."""
+    return tuple(info for info in INFO if info.on(features))
 
 
 def _info(
@@ -180,35 +194,24 @@ class Results:
         return row_of(self.obs, self._values, self._flags, i, self.extras())
 
     def extras(self) -> dict[str, np.ndarray]:
-        """The ``info`` entries of the scenario's components, by name, arrays over the bodies
-        (views, body first; each env's info holds its row):
-
-        * with reaction wheels, ``wheel_momentum`` (N, n), N·m·s, and ``wheel_saturated``
-          (N,), a wheel at its momentum limit;
-        * with a gyro, its true bias ``gyro_bias`` (N, 3), rad/s, body frame; with a
-          magnetometer whose bias has a std, its true bias ``magnetometer_bias`` (N, 3), T;
-        * with the estimator (``navigation.observe`` "estimate"), the MEKF's
-          ``estimated_attitude`` q̂ (N, 4), body to world, ``estimated_gyro_bias`` β̂ (N, 3),
-          rad/s, ``estimated_magnetometer_bias`` m̂ (N, 3), T, where it estimates one, and
-          ``estimate_covariance`` P (N, n, n) of its error state (δϑ, the rotation vector of
-          q̂* ⊗ q, rad; Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε
-          (:func:`~rigidrot_gym.physics.estimation.mekf.nees`) and the 3σ bounds are the user's to take.
+        """The ``info`` entries of the scenario's components (each declaration's ``info``, in
+        :data:`INFO`'s order), by name, arrays over the bodies (views, body first; each
+        env's info holds its row). Those a scenario may have:
         """
-        e, f = self._equipment, self.features
-        if not (f.wheels or f.gyro or f.magnetometer):  # the plain task's step: nothing to build
+        infos = infos_of(self.features)
+        if not infos:  # the plain task's step: nothing to build
             return NO_EXTRAS
         out: dict[str, np.ndarray] = {}
-        if f.wheels:
-            out["wheel_momentum"], out["wheel_saturated"] = e.wheel_momentum, e.saturated
-        if f.gyro:
-            out["gyro_bias"] = e.gyro[:, gyro.BIAS]
-        field_bias = f.magnetometer and e.magnetometer_model[magnetometer.BIAS_STD] > 0.0
-        if field_bias:
-            out["magnetometer_bias"] = e.magnetometer[:, magnetometer.BIAS]
-        if f.estimator:
-            out["estimated_attitude"] = e.estimate[:, navigation.Q]
-            out["estimated_gyro_bias"] = e.estimate[:, navigation.BIAS]
-            if field_bias:
-                out["estimated_magnetometer_bias"] = e.estimate[:, navigation.FIELD_BIAS]
-            out["estimate_covariance"] = e.covariance
+        for info in infos:
+            value = info.of(self._equipment)
+            if value is not None:
+                out[info.name] = value
         return out
+
+
+# The entries' list in the docstring is the declarations' own.
+Results.extras.__doc__ = (
+    inspect.cleandoc(Results.extras.__doc__)
+    + "\n\n"
+    + "\n".join(f"* ``{info.name}``: {info.doc}" for info in INFO)
+)

@@ -29,7 +29,8 @@ Each model declares itself once (:class:`~.declaration.Component`, its module's
 component. The scenario's tables and consistency rules, the period's flags
 (:class:`~rigidrot_gym.attitude.data.Features`) and state
 (:class:`~rigidrot_gym.attitude.data.Equipment`), the per-episode draws and per-step
-noise, the observation's columns and the reward's bounds are derived from it.
+noise, the observation's columns, the reward's bounds and the ``info`` entries are
+derived from it.
 
 Each is component-wise source over :mod:`~rigidrot_gym.physics.plumbing.jit`'s primitives and the
 named data of :mod:`~rigidrot_gym.attitude.data`: a function of one body, or of a block of

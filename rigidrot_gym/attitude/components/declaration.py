@@ -9,10 +9,13 @@ that names every component. The core derives from that list, and from nothing el
 * the compile-time flags (:class:`~rigidrot_gym.attitude.data.Features`, from each
   component's ``features``) and the per-body state and constants that travel into the
   compiled period (:class:`~rigidrot_gym.attitude.data.Equipment`, from ``state``), with
-  how each is made for a batch and at each episode start (``reset``);
+  how each is made for a batch and at each episode start (``reset``), and the side of the
+  per-body work matrices (``work``);
+* what its turn of every episode start does to the drawn starts (``restart``);
 * the per-episode draws (``draws``) and the per-step noise (``step_pairs``,
   ``navigation_normals``, ``start_normals``), laid out in the list's order;
-* the observation's columns (``columns``) and the reward's bounds (``reward``).
+* the observation's columns (``columns``) and the reward's bounds (``reward``);
+* the entries of each env's ``info`` dict (``info``).
 
 Like Basilisk's effectors (a model implements one interface and the spacecraft hub knows
 none of them), but resolved when a kernel is built: what a scenario does not enable is
@@ -87,6 +90,38 @@ class Episode:
 
 
 @dataclass(frozen=True)
+class Start:
+    """What a component's turn of each episode start reads and writes
+    (:attr:`Component.restart`): the batch's flags (``features``), its ``Equipment``,
+    whether its start attitudes are drawn near the targets (``near_target``), the rows
+    starting their episodes and their drawn starts, changed in place: attitudes q (R, 4),
+    body rates ω (R, 3) and targets (R, 4)."""
+
+    features: Any
+    equipment: Any
+    near_target: bool
+    rows: np.ndarray
+    q: np.ndarray
+    omega: np.ndarray
+    target: np.ndarray
+
+
+@dataclass(frozen=True)
+class Info:
+    """An entry of each env's ``info`` dict: ``on(features)`` whether a batch with these
+    flags has it; ``of(equipment)`` its array over the bodies (a view of ``Equipment``,
+    body first), or None where the batch's constants leave it out; ``estimate``: an
+    estimator's entry (the dict holds every component's true values first, then the
+    estimates, each in the list's order)."""
+
+    name: str
+    doc: str
+    on: Callable[[Any], bool]
+    of: Callable[[Any], np.ndarray | None]
+    estimate: bool = False
+
+
+@dataclass(frozen=True)
 class Draw:
     """Variates a body draws at each episode start: ``size`` standard normals
     (``normal``, by Box–Muller) or uniforms on [0, 1)."""
@@ -139,6 +174,10 @@ class Component:
         state: its fields of ``Equipment`` (:class:`State`).
         reset: its per-episode start, ``reset(episode)`` (:class:`Episode`), with realism
             options on.
+        restart: its turn of each episode start drawn outside the compiled period, where
+            it is on: ``restart(start)`` (:class:`Start`) changes the drawn starts.
+        work: the side of the square matrices its per-body work needs (four of them,
+            reused body after body: the estimator's); the largest travels.
         draws: its per-episode variates (:class:`Draw`); with ``realism_block``, in the
             block every realistic scenario draws, on or not (the components' of before
             the declarations: their places are every realistic id's); else drawn only
@@ -150,6 +189,7 @@ class Component:
         columns: its observation columns (:class:`Column`), in the order the period
             writes them.
         reward: its share of the reward's bounds, ``reward(scenario) -> (low, high)``.
+        info: its entries of each env's ``info`` dict (:class:`Info`).
     """
 
     name: str
@@ -163,6 +203,8 @@ class Component:
     features: tuple[Feature, ...] = ()
     state: tuple[State, ...] = ()
     reset: Callable[[Episode], None] | None = None
+    restart: Callable[[Start], None] | None = None
+    work: int = 0
     draws: tuple[Draw, ...] = ()
     realism_block: bool = False
     step_pairs: int = 0
@@ -171,6 +213,7 @@ class Component:
     start_normals: int = 0
     columns: tuple[Column, ...] = ()
     reward: Callable[[Any], tuple[float, float]] | None = None
+    info: tuple[Info, ...] = ()
 
     @property
     def table_attribute(self) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude import variates
-from rigidrot_gym.attitude.components.declaration import Component, Feature, State
+from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, State
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
 from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.sensors import gyro as gyro_model
@@ -138,4 +138,12 @@ COMPONENT = Component(
     navigation_normals=6,  # the bias step N_u and the white noise N_v
     start_normals=3,  # the bias at an episode's start
     noisy="gyro",
+    info=(
+        Info(
+            "gyro_bias",
+            "(N, 3) its true bias, rad/s, body frame",
+            lambda f: f.gyro,
+            lambda e: e.gyro[:, BIAS],
+        ),
+    ),
 )

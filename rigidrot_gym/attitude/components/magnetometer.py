@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude import variates
-from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
+from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, Need, State
 from rigidrot_gym.attitude.components.magnetic_field import FIELD_SCALE
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
 from rigidrot_gym.physics.plumbing.jit import jitable
@@ -59,6 +59,11 @@ def constants(table: MagnetometerTable) -> np.ndarray:
         out[NOISE], out[QUANTUM], out[SATURATION] = model.noise, model.quantum, model.saturation
         out[BIAS_STD] = table.bias
     return out
+
+
+def biased(equipment) -> bool:
+    """The batch's magnetometer has a bias (a std above 0; none without a magnetometer)."""
+    return bool(equipment.magnetometer_model[BIAS_STD] > 0.0)
 
 
 @jitable
@@ -141,4 +146,12 @@ COMPONENT = Component(
     navigation_normals=3,
     start_normals=3,  # its bias at an episode's start
     noisy="magnetometer",
+    info=(
+        Info(
+            "magnetometer_bias",
+            "(N, 3) its true bias, T, where the bias has a std",
+            lambda f: f.magnetometer,
+            lambda e: e.magnetometer[:, BIAS] if biased(e) else None,
+        ),
+    ),
 )

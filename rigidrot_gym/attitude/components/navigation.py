@@ -34,7 +34,7 @@ import numpy as np
 
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components import gyro, magnetometer, star_tracker
-from rigidrot_gym.attitude.components.declaration import Component, Feature, State
+from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, State
 from rigidrot_gym.attitude.components.gyro import ARW, RRW
 from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, choice, setting
 from rigidrot_gym.physics.estimation import mekf
@@ -294,5 +294,38 @@ COMPONENT = Component(
         State("covariance", "(N, n, n) and its P (n: states)", _covariance, lambda f: f.estimator),
         State("estimator_model", "(MODEL,) its start and the tracker's R", _model, _read),
     ),
+    work=MOST_STATES,  # the filter's matrices, one body at a time
     start_normals=3,  # the estimate's attitude error at an episode's start
+    info=(
+        Info(
+            "estimated_attitude",
+            "(N, 4) the MEKF's q̂, body to world",
+            lambda f: f.estimator,
+            lambda e: e.estimate[:, Q],
+            estimate=True,
+        ),
+        Info(
+            "estimated_gyro_bias",
+            "(N, 3) its gyro bias β̂, rad/s",
+            lambda f: f.estimator,
+            lambda e: e.estimate[:, BIAS],
+            estimate=True,
+        ),
+        Info(
+            "estimated_magnetometer_bias",
+            "(N, 3) its magnetometer bias m̂, T, where it estimates one",
+            lambda f: f.estimator,
+            lambda e: e.estimate[:, FIELD_BIAS] if magnetometer.biased(e) else None,
+            estimate=True,
+        ),
+        Info(
+            "estimate_covariance",
+            "(N, n, n) its P, of the error state (δϑ, the rotation vector of q̂* ⊗ q, rad; "
+            "Δβ = β − β̂; then Δm = m − m̂): the NEES εᵀ P⁻¹ ε (mekf.nees) and the 3σ bounds "
+            "are the user's to take",
+            lambda f: f.estimator,
+            lambda e: e.covariance,
+            estimate=True,
+        ),
+    ),
 )

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit, sunlight
-from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, State
+from rigidrot_gym.attitude.components.declaration import Component, Feature, Need, Start, State
 from rigidrot_gym.attitude.components.evaluation import scaled_rates
 from rigidrot_gym.attitude.rows import SPEED
 from rigidrot_gym.physics.plumbing.jit import jitable, select
@@ -160,12 +160,19 @@ def start(
     target[:] = first
 
 
+def _restart(drawn: Start) -> None:
+    """The orbit's start is drawn: the starts into its first target's frame (:func:`start`)."""
+    sun_pointing = drawn.features.sun_target
+    start(drawn.equipment, drawn.rows, drawn.q, drawn.omega, drawn.target, sun_pointing, drawn.near_target)
+
+
 COMPONENT = Component(
     name="targets",
     summary="a moving target: the orbit's LVLH frame (nadir pointing) or the Sun's, with its rate",
     on=lambda s: s.moving_target,
     switch=lambda s: f"target.attitude {s.target_attitude!r}",
     needs=(Need("orbit"),),
+    restart=_restart,
     features=(
         Feature(
             "moving_target", lambda s, f: s.moving_target, "the target moves: the orbit's LVLH frame ..."

@@ -27,7 +27,7 @@ import dataclasses
 
 import numpy as np
 
-from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
+from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Info, State
 from rigidrot_gym.attitude.rows import OBS_SIZE
 from rigidrot_gym.attitude.settings import ScenarioError, Table, choice, flag, positive, setting
 from rigidrot_gym.physics.actuators import reaction_wheels
@@ -234,6 +234,17 @@ COMPONENT = Component(
             lambda s, actuators: actuators.torquing if s.wheels else 0,
             "one per wheel",
             "``wheel_layout``",
+        ),
+    ),
+    info=(
+        Info(
+            "wheel_momentum",
+            "(N, n) each wheel's momentum, N·m·s",
+            lambda f: f.wheels,
+            lambda e: e.wheel_momentum,
+        ),
+        Info(
+            "wheel_saturated", "(N,) a wheel at its momentum limit", lambda f: f.wheels, lambda e: e.saturated
         ),
     ),
 )
