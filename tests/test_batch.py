@@ -382,6 +382,25 @@ def test_a_copy_taken_mid_episode_continues_in_lockstep(option, how):
                 _assert_same_outputs(env.reset(), twin.reset())
 
 
+@pytest.mark.parametrize("how", COPIES)
+def test_a_copys_info_shows_its_own_estimate_not_the_originals(how):
+    # The info entries are views the batch makes once (result.extras_views), some of them
+    # slices (q̂ of the estimate's state): a copy of the batch must make its own, of its own
+    # arrays, or it would report the original's estimate.
+    env = AttitudeVectorEnv(2, "RigidRot/NadirPoint-v0")
+    env.reset(seed=3)
+    batch = env.batch
+    twin = COPIES[how](batch)
+    before = batch.extras()["estimated_attitude"].copy()
+    for _ in range(3):
+        twin.step(np.full((2, env.single_action_space.shape[0]), 0.5, dtype=np.float32))
+    now = twin._equipment.estimate[:, :4]  # the twin's q̂, as the MEKF holds it
+    assert not np.array_equal(now, before)  # its estimate moved on
+    np.testing.assert_array_equal(twin.extras()["estimated_attitude"], now)
+    np.testing.assert_array_equal(twin.info(1)["estimated_attitude"], now[1])
+    np.testing.assert_array_equal(batch.extras()["estimated_attitude"], before)  # the original's untouched
+
+
 # ----------------------------------------------------------------------- threads
 
 

@@ -179,34 +179,42 @@ class Results:
         """The last step's arrays: the batch's own (its next call writes new ones); the
         extras, which the batch updates in place, copied."""
         self._handed_out = True
-        extras = self.extras()
+        extras = self._extras
         if extras:
             extras = {key: value.copy() for key, value in extras.items()}
         return StepResult(self.obs, self._values, self._flags, extras)
 
     def info(self, i: int) -> dict[str, Any]:
         """Body i's ``info`` dict now (as :meth:`StepResult.info`, without copying the batch)."""
-        return info_of(self._values, self._flags, i, self.extras())
+        return info_of(self._values, self._flags, i, self._extras)
 
     def row(self, i: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Body i's ``(obs, reward, terminated, truncated, info)`` now (as
         :meth:`StepResult.row`: copies, so the batch's arrays are not handed out)."""
-        return row_of(self.obs, self._values, self._flags, i, self.extras())
+        return row_of(self.obs, self._values, self._flags, i, self._extras)
 
     def extras(self) -> dict[str, np.ndarray]:
         """The ``info`` entries of the scenario's components (each declaration's ``info``, in
         :data:`INFO`'s order), by name, arrays over the bodies (views, body first; each
         env's info holds its row). Those a scenario may have:
         """
-        infos = infos_of(self.features)
-        if not infos:  # the plain task's step: nothing to build
-            return NO_EXTRAS
-        out: dict[str, np.ndarray] = {}
-        for info in infos:
-            value = info.of(self._equipment)
-            if value is not None:
-                out[info.name] = value
-        return out
+        return dict(self._extras)
+
+
+def extras_views(equipment: Any, features: Any) -> dict[str, np.ndarray]:
+    """The ``info`` entries of a batch with ``equipment`` and the flags ``features``, by
+    name: views of the equipment's arrays, which every period updates in place, so that a
+    batch makes them once, with the records it hands the compiled call
+    (:mod:`~rigidrot_gym.attitude.transport`), not at every step of a single env."""
+    infos = infos_of(features)
+    if not infos:  # the plain task: nothing to build
+        return NO_EXTRAS
+    out: dict[str, np.ndarray] = {}
+    for info in infos:
+        value = info.of(equipment)
+        if value is not None:
+            out[info.name] = value
+    return out
 
 
 # The entries' list in the docstring is the declarations' own.

@@ -18,11 +18,12 @@ import numpy as np
 
 from rigidrot_gym.attitude import data, engine_period, pipeline
 from rigidrot_gym.attitude.draws import sources
+from rigidrot_gym.attitude.result import extras_views
 from rigidrot_gym.attitude.task import rules_of
 from rigidrot_gym.physics.plumbing import jit
 
 # The attributes derived from the others, which pickling drops and __setstate__ rebuilds.
-_DERIVED = ("_sources", "_constants", "_calls")
+_DERIVED = ("_sources", "_constants", "_calls", "_extras")
 
 
 def _on_threads(kernel: Callable, threads: int, *args: Any) -> Any:
@@ -123,6 +124,7 @@ class Transport:
             tuple(getattr(self._equipment, name) for name in data.equipment_fields(self.features)),
             data.pack(rules_of(self.scenario), self._law),
         )
+        self._extras = extras_views(self._equipment, self.features)
 
     def _run(self, call: tuple, carried: tuple, outputs: tuple) -> tuple[int, int, int]:
         """The pipeline's call on these records (plain tuples of ``Period``'s first fields
