@@ -22,6 +22,7 @@ from rigidrot_gym.attitude.components.declaration import Build, Episode, Feature
 from rigidrot_gym.attitude.rows import (  # noqa: F401 (re-exported: the period's rows by name)
     ANGLE,
     EFFORT,
+    ESTIMATE,
     FLAGS,
     IN_TOLERANCE,
     OBS_SIZE,
@@ -29,10 +30,12 @@ from rigidrot_gym.attitude.rows import (  # noqa: F401 (re-exported: the period'
     POINTING_DEG,
     RATE,
     REWARD,
+    SENSORS,
     SPEED,
     SUCCESS,
     TERMINATED,
     TRUNCATED,
+    TRUTH,
     VALUES,
 )
 from rigidrot_gym.attitude.variates import NAVIGATION_PAIRS, keys_of
@@ -44,9 +47,6 @@ from rigidrot_gym.physics.rotation.torques import SIZE as TORQUE_PARAMETERS
 # Rows of a body's state: the attitude q (principal axes to world) and the body rates ω
 # (principal axes), then the method's own scalar (only ``rkn`` uses it).
 Q, W, METHOD_SCALAR = slice(0, 4), slice(4, 7), 7
-
-# What the observation shows of the attitude and rates (Features.observed).
-TRUTH, SENSORS, ESTIMATE = 0, 1, 2
 
 # Episode starts: the start attitude's law (StartLaw.mode).
 RANDOM, NEAR_TARGET, FIXED = 0, 1, 2

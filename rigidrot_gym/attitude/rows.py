@@ -8,6 +8,10 @@ components' declarations, so they cannot live there without an import cycle.
 
 from __future__ import annotations
 
+# What the observation shows of the attitude and rates (Features.observed): the true
+# state, the sensors' readings or the estimator's estimate.
+TRUTH, SENSORS, ESTIMATE = 0, 1, 2
+
 # Observation: error quaternion (4) and body rates (3), then the columns the components
 # add (task.observation_columns).
 OBS_SIZE = 7

@@ -63,7 +63,7 @@ from typing import Any
 
 import numpy as np
 
-from rigidrot_gym.attitude.components import COMPONENTS, declaration
+from rigidrot_gym.attitude.components import COMPONENTS, PLUGINS, declaration
 from rigidrot_gym.attitude.settings import (
     REQUIRED,
     Check,
@@ -257,6 +257,16 @@ class Reward(Table, key="reward"):
 # --------------------------------------------------------------------------- the scenario
 
 
+# The tables of other packages' components (components.plugins).
+_PLUGIN_TABLES = frozenset(c.table.key for c in PLUGINS if c.table is not None)
+
+
+def _equal(value: Any, default: Any) -> bool:
+    """A setting's value is its default (numbers, text, or arrays of them)."""
+    a, b = np.asarray(value), np.asarray(default)
+    return a.shape == b.shape and bool(np.all(a == b))
+
+
 def _with_component_tables(cls: type) -> type:
     """``cls`` with a field per component's table (:data:`COMPONENTS`), after its own
     tables and before ``source``: the scenario's tables are declared by the components."""
@@ -331,8 +341,15 @@ class Scenario:
         """A SHA-256 of every field that decides the task's numbers (all but ``source``,
         where it was read from), floats exactly: two scenarios with the same digest run
         the same episodes, whatever their files or ids say. Keyed by keyword name and
-        sorted, so moving a setting to another table keeps it."""
-        values = {"inertia": self.inertia, **{k: s.value(self) for k, s in settings_of(type(self)).items()}}
+        sorted, so moving a setting to another table keeps it; the settings of other
+        packages' components (:mod:`~rigidrot_gym.attitude.components.plugins`) only where
+        they are not at their defaults, so that installing one changes no digest."""
+        values = {"inertia": self.inertia}
+        for keyword, declared in settings_of(type(self)).items():
+            value = declared.value(self)
+            # another package's component, left at its default, changes no number
+            if declared.key.partition(".")[0] not in _PLUGIN_TABLES or not _equal(value, declared.default):
+                values[keyword] = value
         text = repr({k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in sorted(values.items())})
         return hashlib.sha256(text.encode()).hexdigest()
 

@@ -29,8 +29,9 @@ Each model declares itself once (:class:`~.declaration.Component`, its module's
 component. The scenario's tables and consistency rules, the period's flags
 (:class:`~rigidrot_gym.attitude.data.Features`) and state
 (:class:`~rigidrot_gym.attitude.data.Equipment`), the per-episode draws and per-step
-noise, the observation's columns, the reward's bounds and the ``info`` entries are
-derived from it.
+noise, the observation's columns, the reward's bounds, the ``info`` entries and the
+stages' hooks are derived from it. Other packages add components through entry points
+(:mod:`.plugins`); a component is one module (see the guide, ``docs/components.md``).
 
 Each is component-wise source over :mod:`~rigidrot_gym.physics.plumbing.jit`'s primitives and the
 named data of :mod:`~rigidrot_gym.attitude.data`: a function of one body, or of a block of
@@ -51,6 +52,7 @@ from rigidrot_gym.attitude.components import (
     magnetorquers,
     navigation,
     orbit,
+    plugins,
     sensors,
     star_tracker,
     sun_sensors,
@@ -65,7 +67,7 @@ from rigidrot_gym.attitude.components.declaration import Component
 # (the wheels' first, the field's last, where the controllers read it) and the normals and
 # uniforms of each body's streams (each component's after those before it). A new component
 # goes at the end, so that every existing id keeps its columns and its random streams.
-COMPONENTS: tuple[Component, ...] = (
+BUILT_IN: tuple[Component, ...] = (
     torquers.COMPONENT,
     wheels.COMPONENT,
     delay.COMPONENT,
@@ -85,6 +87,9 @@ COMPONENTS: tuple[Component, ...] = (
     magnetic_field.COMPONENT,
     randomization.COMPONENT,
 )
+# Then those of other packages (entry points of the group ``rigidrot_gym.components``).
+PLUGINS = plugins.discover(BUILT_IN)
+COMPONENTS: tuple[Component, ...] = BUILT_IN + PLUGINS
 
 # Where each component's per-step noise lies in each body's streams (variates).
 NOISE = declaration.noise_layout(COMPONENTS)

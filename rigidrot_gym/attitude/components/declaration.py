@@ -15,7 +15,9 @@ that names every component. The core derives from that list, and from nothing el
 * the per-episode draws (``draws``) and the per-step noise (``step_pairs``,
   ``navigation_normals``, ``start_normals``), laid out in the list's order;
 * the observation's columns (``columns``) and the reward's bounds (``reward``);
-* the entries of each env's ``info`` dict (``info``).
+* the entries of each env's ``info`` dict (``info``);
+* its parts of the compiled period's stages (``load``, ``advance``, ``observe``: hooks that
+  the stages of :mod:`~rigidrot_gym.attitude.stages` chain in the list's order).
 
 Like Basilisk's effectors (a model implements one interface and the spacecraft hub knows
 none of them), but resolved when a kernel is built: what a scenario does not enable is
@@ -190,6 +192,21 @@ class Component:
             writes them.
         reward: its share of the reward's bounds, ``reward(scenario) -> (low, high)``.
         info: its entries of each env's ``info`` dict (:class:`Info`).
+        load, advance, observe: its parts of the period's stages, each a factory that,
+            given the flags (``Features``), builds a compiled hook, or None where the
+            flags leave the component out:
+
+            * ``load(bodies, equipment, work, dt, i) -> τ``: the body-frame torque (N·m,
+              a 3-tuple) body i holds over the period; the loads stage adds the
+              components' torques in the list's order, then the actuators'
+              (:mod:`~rigidrot_gym.attitude.stages.load`);
+            * ``advance(call, bodies, equipment, work, walk, lo, i)``: body i's state
+              moved on once the period is committed
+              (:mod:`~rigidrot_gym.attitude.stages.advance`);
+            * ``observe(call, bodies, equipment, state, out, column, i) -> column``: body
+              i's observation columns from ``column`` on, at its staged ``state``;
+              returns the column after its own
+              (:mod:`~rigidrot_gym.attitude.stages.observe`).
     """
 
     name: str
@@ -214,6 +231,9 @@ class Component:
     columns: tuple[Column, ...] = ()
     reward: Callable[[Any], tuple[float, float]] | None = None
     info: tuple[Info, ...] = ()
+    load: Callable[[Any], Callable | None] | None = None
+    advance: Callable[[Any], Callable | None] | None = None
+    observe: Callable[[Any], Callable | None] | None = None
 
     @property
     def table_attribute(self) -> str:

@@ -25,6 +25,31 @@ def observe(equipment, obs, first, i):
         obs[i, first + k] = equipment.pending[i, k]
 
 
+def _advance_of(features):
+    """The advance's hook: body i's clipped action becomes its pending one."""
+    if not features.delay:
+        return None
+
+    @jitable
+    def pending(call, bodies, equipment, work, walk, lo, i):
+        advance(equipment, work, i)
+
+    return pending
+
+
+def _observe_of(features):
+    """The observation's hook: body i's pending action."""
+    if not features.delay:
+        return None
+
+    @jitable
+    def write(call, bodies, equipment, state, out, column, i):
+        observe(equipment, out.obs, column, i)
+        return column + equipment.pending.shape[1]
+
+    return write
+
+
 def _reset(episode) -> None:
     episode.equipment.pending[episode.rows] = 0.0
 
@@ -55,4 +80,6 @@ COMPONENT = Component(
             "``actuation_delay``",
         ),
     ),
+    advance=_advance_of,
+    observe=_observe_of,
 )

@@ -73,6 +73,36 @@ def advance(equipment, xi, dt, i):
         walk[i, k] = ornstein_uhlenbeck(walk[i, k], std, correlation_time, dt, xi[k])
 
 
+def _load_of(features):
+    """The loads' hook: body i's disturbance torque, held over the period."""
+    if not features.disturbances:
+        return None
+
+    @jitable
+    def load(bodies, equipment, work, dt, i):
+        return torque(equipment, i)
+
+    return load
+
+
+def _advance_of(features):
+    """The advance's hook: body i's random walk one period on, from its stream's normals
+    (with the vectorising stream, ``walk``: the block's, drawn by the stage)."""
+    if not features.random_walk:
+        return None
+    fast_noise = features.fast_noise
+
+    @jitable
+    def walk_on(call, bodies, equipment, work, walk, lo, i):
+        if fast_noise:
+            xi = (walk[0, i - lo], walk[1, i - lo], walk[2, i - lo])
+        else:
+            xi = normals(equipment.keys[i], bodies.steps[i])
+        advance(equipment, xi, call.dt, i)
+
+    return walk_on
+
+
 def _reset(episode) -> None:
     s, e, rows = episode.batch.scenario, episode.equipment, episode.rows
     constant = episode.draws["disturbances.constant"]
@@ -128,4 +158,6 @@ COMPONENT = Component(
     draws=(Draw("constant", 3, normal=True), Draw("walk", 3, normal=True)),
     step_pairs=2,
     noisy="random_walk",
+    load=_load_of,
+    advance=_advance_of,
 )

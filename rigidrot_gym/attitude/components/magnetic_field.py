@@ -19,6 +19,7 @@ import numpy as np
 
 from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
+from rigidrot_gym.attitude.rows import ESTIMATE, SENSORS
 from rigidrot_gym.attitude.settings import ScenarioError, Table, flag, setting
 from rigidrot_gym.physics.environment import earth, geomagnetic
 from rigidrot_gym.physics.plumbing.jit import jitable
@@ -103,6 +104,37 @@ def _read(f) -> bool:
     return f.magnetic_field or f.magnetorquers or f.magnetometer
 
 
+@jitable
+def observe_reading(equipment, obs, column, i):
+    """Body i's last magnetometer reading over :data:`FIELD_SCALE`, clipped to ±1, into
+    ``obs[i, column:column + 3]``: the field's columns where the agent sees through the
+    sensors."""
+    for c in range(COLUMNS):
+        obs[i, column + c] = min(max(equipment.magnetometer[i, 3 + c] / FIELD_SCALE, -1.0), 1.0)
+
+
+def _observe_of(features):
+    """The observation's hook: body i's field at the episode time its counters reached
+    (the magnetometer updates it when there is one), in its body frame; or, seen through
+    the sensors, the magnetometer's reading."""
+    if not features.magnetic_field:
+        return None
+    with_magnetometer = features.magnetometer
+    read = with_magnetometer and features.observed in (SENSORS, ESTIMATE)
+
+    @jitable
+    def write(call, bodies, equipment, state, out, column, i):
+        if not with_magnetometer:
+            update(equipment, call.dt * bodies.steps[i], i)
+        if read:
+            observe_reading(equipment, out.obs, column, i)
+        else:
+            observe(equipment, state, bodies.principal, out.obs, column, i)
+        return column + COLUMNS
+
+    return write
+
+
 COMPONENT = Component(
     name="magnetic_field",
     summary="the geomagnetic field (IGRF centred dipole) along the orbit, observed in the body frame",
@@ -145,4 +177,5 @@ COMPONENT = Component(
             "``magnetic_field``",
         ),
     ),
+    observe=_observe_of,
 )

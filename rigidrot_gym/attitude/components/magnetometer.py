@@ -18,7 +18,6 @@ import numpy as np
 
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, Need, State
-from rigidrot_gym.attitude.components.magnetic_field import FIELD_SCALE
 from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
 from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.sensors import magnetometer as magnetometer_model
@@ -106,14 +105,6 @@ def reading(equipment, i):
     """Body i's last reading (3-tuple, T)."""
     out = equipment.magnetometer
     return (out[i, 3], out[i, 4], out[i, 5])
-
-
-@jitable
-def observe(equipment, obs, column, i):
-    """Body i's last reading over the field's scale, clipped to ±1, into
-    ``obs[i, column:column + 3]`` (where the true field would be)."""
-    for c in range(3):
-        obs[i, column + c] = min(max(equipment.magnetometer[i, 3 + c] / FIELD_SCALE, -1.0), 1.0)
 
 
 COMPONENT = Component(

@@ -127,6 +127,19 @@ def observe(equipment, obs, column, i):
     obs[i, column] = equipment.tracker[i, FRESH]
 
 
+def _observe_of(features):
+    """The observation's hook: body i's flag of a fresh measurement."""
+    if not features.star_tracker:
+        return None
+
+    @jitable
+    def write(call, bodies, equipment, state, out, column, i):
+        observe(equipment, out.obs, column, i)
+        return column + COLUMNS
+
+    return write
+
+
 COMPONENT = Component(
     name="star_tracker",
     summary="a star tracker: attitude measurements with its noise, mounting, exclusion cones and period",
@@ -167,4 +180,5 @@ COMPONENT = Component(
             "``star_tracker_model``",
         ),
     ),
+    observe=_observe_of,
 )

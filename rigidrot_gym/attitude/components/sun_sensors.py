@@ -131,6 +131,19 @@ def _at_most_six(s) -> None:
         raise ScenarioError(f"sun_sensors.model: at most {MAX_SENSORS} sensors")
 
 
+def _observe_of(features):
+    """The observation's hook: body i's Sun sensors' readings."""
+    if not features.sun_sensors:
+        return None
+
+    @jitable
+    def write(call, bodies, equipment, state, out, column, i):
+        observe(equipment, out.obs, column, i)
+        return column + equipment.sun_sensors.shape[1]
+
+    return write
+
+
 COMPONENT = Component(
     name="sun_sensors",
     summary="coarse Sun sensors: cosine response (Kelly), field of view, noise, albedo-free",
@@ -175,4 +188,5 @@ COMPONENT = Component(
             "``sun_sensor_model``",
         ),
     ),
+    observe=_observe_of,
 )

@@ -90,6 +90,21 @@ def observe(equipment, state, principal, obs, column, i):
     obs[i, column + 3] = s[i, SHADOW]
 
 
+def _observe_of(features):
+    """The observation's hook: body i's Sun and shadow at the episode time its counters
+    reached."""
+    if not features.sun:
+        return None
+
+    @jitable
+    def write(call, bodies, equipment, state, out, column, i):
+        update(equipment, call.dt * bodies.steps[i], i)
+        observe(equipment, state, bodies.principal, out.obs, column, i)
+        return column + COLUMNS
+
+    return write
+
+
 COMPONENT = Component(
     name="sunlight",
     summary="the Sun's direction and the Earth's shadow (conical, Montenbruck & Gill) along the orbit",
@@ -131,4 +146,5 @@ COMPONENT = Component(
             "``sun``",
         ),
     ),
+    observe=_observe_of,
 )

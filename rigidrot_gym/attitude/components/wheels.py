@@ -170,6 +170,32 @@ def _reset(episode) -> None:
     episode.equipment.saturated[episode.rows] = False
 
 
+def _advance_of(features):
+    """The advance's hook: body i's wheel momenta and saturation flag one period on."""
+    if not features.wheels:
+        return None
+    real = features.real_wheels
+
+    @jitable
+    def momenta(call, bodies, equipment, work, walk, lo, i):
+        advance(equipment, work, call.dt, real, i)
+
+    return momenta
+
+
+def _observe_of(features):
+    """The observation's hook: body i's wheel momenta (the first columns after the seven)."""
+    if not features.wheels:
+        return None
+
+    @jitable
+    def write(call, bodies, equipment, state, out, column, i):
+        observe(equipment, out.obs, i)
+        return column + equipment.wheel_momentum.shape[1]
+
+    return write
+
+
 COMPONENT = Component(
     name="wheels",
     summary="reaction wheels: actions are motor torques, τ = −A u; momentum limits or a Basilisk "
@@ -247,4 +273,6 @@ COMPONENT = Component(
             "wheel_saturated", "(N,) a wheel at its momentum limit", lambda f: f.wheels, lambda e: e.saturated
         ),
     ),
+    advance=_advance_of,
+    observe=_observe_of,
 )

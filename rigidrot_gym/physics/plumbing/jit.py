@@ -163,14 +163,30 @@ class DirectCalls:
 _PACKAGE = Path(__file__).resolve().parents[2]
 
 
+# Files outside the package whose compiled functions its kernels call (stamp_also).
+_ALSO: list[Path] = []
+
+
 @functools.cache
 def source_digest() -> bytes:
-    """SHA-256 of every source file of the package and of the numba version."""
+    """SHA-256 of every source file of the package, of the files :func:`stamp_also` added
+    and of the numba version."""
     digest = hashlib.sha256(numba.__version__.encode())
     for path in sorted(_PACKAGE.rglob("*.py")):
         digest.update(path.relative_to(_PACKAGE).as_posix().encode())
         digest.update(path.read_bytes())
+    for path in _ALSO:
+        digest.update(path.as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.digest()
+
+
+def stamp_also(path: str | Path) -> None:
+    """Stamp the package's kernels with the source file ``path`` too: a module of another
+    package whose compiled functions they call (a component registered from outside), so
+    that an edit to it recompiles them rather than leave a stale kernel."""
+    _ALSO.append(Path(path).resolve())
+    source_digest.cache_clear()
 
 
 class CacheWarning(UserWarning):
