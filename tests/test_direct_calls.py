@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from rigidrot_gym.attitude import data
-from rigidrot_gym.attitude.batch import features_of
+from rigidrot_gym.attitude.batch import AttitudeBatch, features_of
 from rigidrot_gym.attitude.env import resolve_scenario
 from rigidrot_gym.physics.plumbing.jit import DirectCalls
 
@@ -114,8 +114,23 @@ def test_the_equipment_that_travels_is_what_the_components_read():
     # NadirPoint has no delay, no multiplicative noise, no Gaussian [sensors] table
     assert {"pending", "actuator_noise", "bias", "attitude_noise"}.isdisjoint(fields)
     assert {"wheel_model", "gyro", "tracker", "covariance", "magnetometer", "sun_sensors"} <= set(fields)
-    values = data.equipment_expander(fields)(tuple(range(len(fields))))
-    assert [v for v in values if v is not None] == list(range(len(fields)))
+    # Each travels as itself, a model's record as one float array, rebuilt as the record.
+    equipment = AttitudeBatch(resolve_scenario("RigidRot/NadirPoint-v0", {}), 2)._equipment
+    passed = data.passed(equipment, full)
+    assert {name for name, value in zip(fields, passed, strict=True) if name in data.RECORDS} >= {
+        "gyro_model",
+        "tracker_model",
+        "estimator_model",
+    }
+    records = [p for name, p in zip(fields, passed, strict=True) if name in data.RECORDS]
+    assert all(isinstance(p, np.ndarray) and p.dtype == np.float64 and p.ndim == 1 for p in records)
+    values = data.equipment_expander(fields)(passed)
     assert [name for name, v in zip(data.Equipment._fields, values, strict=True) if v is not None] == list(
         fields
     )
+    for name in fields:
+        rebuilt = values[data.Equipment._fields.index(name)]
+        if name in data.RECORDS:
+            assert type(rebuilt) is data.RECORDS[name] and rebuilt == getattr(equipment, name), name
+        else:
+            assert rebuilt is getattr(equipment, name), name

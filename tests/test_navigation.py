@@ -79,9 +79,13 @@ def _quiet_gyro(overrides: dict, n: int) -> AttitudeBatch:
     """MagDetumbleSensed-v0 (a 6U CubeSat tumbling at up to 10°/s about each axis, NASA 42's gyro)
     with ``overrides``, its gyro's errors switched off (no walks, pulses or bias): its
     readings are the mean rates it is fed."""
-    batch = AttitudeBatch(find("RigidRot/MagDetumbleSensed-v0").with_overrides(**overrides), n)
-    model = batch._equipment.gyro_model
-    model[[gyro.ARW, gyro.RRW, gyro.QUANTUM, gyro.INITIAL_BIAS]] = 0.0
+    quiet = {
+        "gyro_arw_deg_per_sqrt_hour": 0.0,
+        "gyro_bias_stability_deg_per_hour": 0.0,
+        "gyro_pulse_arcsec": 0.0,
+        "gyro_initial_bias_deg_per_hour": 0.0,
+    }
+    batch = AttitudeBatch(find("RigidRot/MagDetumbleSensed-v0").with_overrides(**overrides, **quiet), n)
     batch.rngs = [np.random.default_rng([20, i]) for i in range(n)]
     batch.reset()
     return batch

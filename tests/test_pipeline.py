@@ -24,6 +24,7 @@ import math
 import os
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import gymnasium as gym
@@ -38,6 +39,16 @@ from rigidrot_gym.attitude.components.evaluation import half_angle
 
 
 @njit(error_model="numpy")
+def _zeros(field: str) -> tuple:
+    """The model record of Equipment's ``field`` with every number zero."""
+    hints = typing.get_type_hints(data.RECORDS[field])
+    zeros = (
+        tuple(0.0 for _ in typing.get_args(h)) if typing.get_origin(h) is tuple else 0.0
+        for h in hints.values()
+    )
+    return data.RECORDS[field](*zeros)
+
+
 def _half_angles(sin_half, cos_half, out):
     for i in range(sin_half.size):
         out[i] = half_angle(sin_half[i], cos_half[i])
@@ -381,21 +392,21 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         phase_per_period=0.0,
         end_on_saturation=0.0,
         orbit=np.zeros(8),
-        field_model=np.zeros(6),
-        wheel_model=np.zeros(9),
-        sun_model=np.zeros(1),
+        field_model=_zeros("field_model"),
+        wheel_model=_zeros("wheel_model"),
+        sun_model=_zeros("sun_model"),
         rods_off=0,
         gyro=np.zeros((0, 9)),
-        gyro_model=np.zeros(5),
+        gyro_model=_zeros("gyro_model"),
         tracker=np.zeros((0, 5)),
-        tracker_model=np.zeros(10),
+        tracker_model=_zeros("tracker_model"),
         estimate=np.zeros((0, 7)),
         covariance=np.zeros((0, 6, 6)),
-        estimator_model=np.zeros(11),
+        estimator_model=_zeros("estimator_model"),
         magnetometer=np.zeros((0, 6)),
-        magnetometer_model=np.zeros(4),
+        magnetometer_model=_zeros("magnetometer_model"),
         sun_sensors=np.zeros((0, 0)),
-        sun_sensor_model=np.zeros(6),
+        sun_sensor_model=_zeros("sun_sensor_model"),
         sun_sensor_normals=np.zeros((0, 3)),
     )
     call = data.Period(
@@ -460,7 +471,7 @@ def test_one_evaluation_for_every_path(principal_axes):
         )
         per_call, settings = tuple(call)[:5], tuple(call)[5:]
         features = realistic if name == "realistic" else plain
-        realism = tuple(getattr(equipment, field) for field in data.equipment_fields(features))
+        realism = data.passed(equipment, features)
         counts = kernel(per_call, settings, tuple(carried), realism, data.pack(rules, law), out)
         assert counts == (0, 0, 0)
         results[name] = out

@@ -112,6 +112,9 @@ EXPECTED = {
     "rate_bias": ("sensors.rate_bias", 0.0, 1e-4, -1e-4),
     "gyro_model": ("gyro.model", "none", "42", "43"),
     "gyro_initial_bias_deg_per_hour": ("gyro.initial_bias_deg_per_hour", 1.0, 0.5, -1.0),
+    "gyro_arw_deg_per_sqrt_hour": ("gyro.arw_deg_per_sqrt_hour", "preset", 0.14, -0.1),
+    "gyro_bias_stability_deg_per_hour": ("gyro.bias_stability_deg_per_hour", "preset", 0.2, "stable"),
+    "gyro_pulse_arcsec": ("gyro.pulse_arcsec", "preset", 0.0, -1.0),
     "star_tracker_model": ("star_tracker.model", "none", "42", 42),
     "star_tracker_mounting": (
         "star_tracker.mounting",
@@ -120,6 +123,8 @@ EXPECTED = {
         [1, 1, 0, 0],
     ),
     "star_tracker_period": ("star_tracker.period", 1, 5, 0),
+    "star_tracker_noise_across_arcsec": ("star_tracker.noise_across_arcsec", "preset", 5.0, -5.0),
+    "star_tracker_noise_about_arcsec": ("star_tracker.noise_about_arcsec", "preset", 50.0, "loud"),
     "magnetometer_model": ("magnetometer.model", "none", "42", "HMC5883"),
     "magnetometer_bias": ("magnetometer.bias", 0.0, 1e-7, 1.0),
     "sun_sensor_model": ("sun_sensors.model", "none", "cube", "pyramid"),
@@ -220,6 +225,11 @@ RANGES = {
     "randomize_inertia_rotation_deg": ANGLE,
     "randomize_torque": FRACTION,
     "randomize_start": FRACTION,
+    "gyro_arw_deg_per_sqrt_hour": NON_NEGATIVE,
+    "gyro_bias_stability_deg_per_hour": NON_NEGATIVE,
+    "gyro_pulse_arcsec": NON_NEGATIVE,
+    "star_tracker_noise_across_arcsec": NON_NEGATIVE,
+    "star_tracker_noise_about_arcsec": NON_NEGATIVE,
 }
 REQUIRED_KEYWORDS = [k for k, (_, default, _, _) in EXPECTED.items() if default is REQUIRED]
 OPTIONAL_KEYWORDS = [k for k, (_, default, _, _) in EXPECTED.items() if default is not REQUIRED]

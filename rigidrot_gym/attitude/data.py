@@ -187,14 +187,37 @@ def equipment_fields(features: Features) -> tuple[str, ...]:
     return tuple(name for name in Equipment._fields if EQUIPMENT_READERS[name](features))
 
 
+# The fields of Equipment that are a model's named parameters (State.record): their types.
+RECORDS: dict[str, type] = {state.name: state.record for state in _STATE if state.record is not None}
+
+
+def passed(equipment: Equipment, features: Features) -> tuple:
+    """The fields of ``equipment`` that travel into the compiled call
+    (:func:`equipment_fields`), a record as one float64 array (:func:`pack`)."""
+    return tuple(
+        pack(getattr(equipment, name))[0] if name in RECORDS else getattr(equipment, name)
+        for name in equipment_fields(features)
+    )
+
+
 @functools.cache
 def equipment_expander(fields: tuple[str, ...]) -> Callable:
     """A compiled-code function ``(passed) -> tuple`` of :class:`Equipment`'s field values
-    in order, from the tuple of its ``fields`` that travelled (the others None):
-    ``Equipment(*values)`` rebuilds the record."""
-    items = [f"passed[{fields.index(name)}]" if name in fields else "None" for name in Equipment._fields]
-    code = f"def expand(passed):\n    return ({', '.join(items)},)\n"
+    in order, from the tuple of its ``fields`` that travelled (the others None), each
+    record rebuilt from its array: ``Equipment(*values)`` rebuilds the Equipment."""
     namespace: dict[str, Any] = {}
+    items = []
+    for name in Equipment._fields:
+        if name not in fields:
+            items.append("None")
+        elif name in RECORDS:
+            record = RECORDS[name]
+            namespace[f"_{name}"] = record  # by its field: two records may share a class name
+            values = _rebuilt(record, f"passed[{fields.index(name)}]", "", {"float": 0, "int": 0})
+            items.append(f"_{name}{values}")
+        else:
+            items.append(f"passed[{fields.index(name)}]")
+    code = f"def expand(passed):\n    return ({', '.join(items)},)\n"
     exec(code, namespace)
     return jitable(namespace["expand"])
 
@@ -408,6 +431,21 @@ def pack(*records: NamedTuple) -> tuple[np.ndarray, np.ndarray]:
     return np.array(floats, dtype=np.float64), np.array(ints, dtype=np.int64)
 
 
+def _rebuilt(record_type: type, floats: str, ints: str, cursor: dict[str, int]) -> str:
+    """The source of a tuple of ``record_type``'s field values read from the arrays named
+    ``floats`` and ``ints`` as :func:`pack` laid them, from ``cursor`` on (moved past)."""
+    fields = []
+    for _, kind, count in _leaves(record_type):
+        source = ints if kind == "int" else floats
+        start = cursor["int" if kind == "int" else "float"]
+        items = [f"{source}[{start + k}]" for k in range(max(count, 1))]
+        cursor["int" if kind == "int" else "float"] = start + len(items)
+        if kind == "bool":
+            items = [f"({item} != 0.0)" for item in items]
+        fields.append(f"({', '.join(items)},)" if count else items[0])
+    return f"({', '.join(fields)},)"
+
+
 @functools.cache
 def unpacker(*record_types: type) -> Callable:
     """A compiled-code function ``(floats, ints) -> tuple`` of one tuple per record type,
@@ -415,18 +453,7 @@ def unpacker(*record_types: type) -> Callable:
     ``record_type(*values)`` rebuilds each. Generated from the annotations, so that it can
     never read a field from another's place."""
     cursor = {"float": 0, "int": 0}
-    records = []
-    for record_type in record_types:
-        fields = []
-        for _, kind, count in _leaves(record_type):
-            source = "ints" if kind == "int" else "floats"
-            start = cursor["int" if kind == "int" else "float"]
-            items = [f"{source}[{start + k}]" for k in range(max(count, 1))]
-            cursor["int" if kind == "int" else "float"] = start + len(items)
-            if kind == "bool":
-                items = [f"({item} != 0.0)" for item in items]
-            fields.append(f"({', '.join(items)},)" if count else items[0])
-        records.append(f"({', '.join(fields)},)")
+    records = [_rebuilt(record_type, "floats", "ints", cursor) for record_type in record_types]
     code = f"def unpack(floats, ints):\n    return ({', '.join(records)},)\n"
     namespace: dict[str, Any] = {}
     exec(code, namespace)

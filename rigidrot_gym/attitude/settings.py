@@ -105,6 +105,25 @@ positive = Check("a positive number", functools.partial(_number, positive=True))
 non_negative = Check("a number ≥ 0", functools.partial(_number, minimum=0.0))
 
 
+# A model parameter's default: the value of the preset the scenario chose.
+PRESET = "preset"
+
+
+def or_preset(check: Check) -> Check:
+    """What ``check`` passes, or ``"preset"`` (:data:`PRESET`): the chosen preset's value."""
+    expected = f'{check.expected}, or "{PRESET}" (the preset\'s)'
+
+    def convert(value: Any, where: str) -> Any:
+        if isinstance(value, str) and value == PRESET:
+            return PRESET
+        try:
+            return check(value, where)
+        except ScenarioError:
+            raise invalid(where, expected, value) from None
+
+    return Check(expected, convert)
+
+
 def bounded(maximum: float, positive: bool = False) -> Check:
     """A number in [0, ``maximum``] (or (0, ``maximum``] if ``positive``)."""
     expected = f"a number in {'(0' if positive else '[0'}, {maximum:g}]"

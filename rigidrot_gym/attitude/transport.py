@@ -121,7 +121,7 @@ class Transport:
         them is replaced (a copy)."""
         self._constants = (
             tuple(data.Settings(dt=self.scenario.dt, options=self.opts)),
-            tuple(getattr(self._equipment, name) for name in data.equipment_fields(self.features)),
+            data.passed(self._equipment, self.features),
             data.pack(rules_of(self.scenario), self._law),
         )
         self._extras = extras_views(self._equipment, self.features)

@@ -35,7 +35,7 @@ def geomagnetic_inclination(scenario: Scenario) -> float:
     el = elements_of(scenario.flight)
     normal = np.array([np.sin(el.raan) * np.sin(el.i), -np.cos(el.raan) * np.sin(el.i), np.cos(el.i)])
     model = magnetic_field.constants(scenario.flight, scenario.geomagnetism)
-    axis = np.array(earth.to_inertial(model[magnetic_field.THETA], tuple(model[magnetic_field.DIPOLE])))
+    axis = np.array(earth.to_inertial(model.theta, model.dipole))
     cosine = abs(normal @ axis) / np.linalg.norm(axis)
     return float(np.arccos(min(cosine, 1.0)))
 

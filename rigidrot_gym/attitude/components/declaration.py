@@ -68,12 +68,16 @@ class State:
     """A field of :class:`~rigidrot_gym.attitude.data.Equipment`: per-body state (rows by
     body) or a constant, ``make(build)`` its value for a batch (:class:`Build`), and
     ``read(features)`` whether a scenario's period reads it (only what it reads travels
-    into the compiled call)."""
+    into the compiled call). A model's parameters are a ``record``: a ``NamedTuple`` of
+    floats, bools and tuples of floats, read by name in compiled code as in Python; it
+    travels into the compiled call as one float64 array and is rebuilt there
+    (:func:`~rigidrot_gym.attitude.data.equipment_expander`)."""
 
     name: str
     doc: str
     make: Callable[[Build], Any]
     read: Callable[[Any], bool]
+    record: type | None = None
 
 
 @dataclass(frozen=True)

@@ -16,21 +16,32 @@ block of bodies at once by the pipeline, so a body reads the same alone or in a 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, State
-from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
+from rigidrot_gym.attitude.settings import PRESET, Table, bounded, choice, non_negative, or_preset, setting
 from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.sensors import gyro as gyro_model
 
-# Entries of Equipment.gyro_model.
-ARW, RRW, QUANTUM, FULL_SCALE, INITIAL_BIAS = range(5)
-MODEL = 5
 # Columns of Equipment.gyro: the bias β, the angle not yet output as pulses, the last reading.
 BIAS, CARRY, READING = slice(0, 3), slice(3, 6), slice(6, 9)
 STATE = 9
 DEG_PER_HOUR = np.pi / 180.0 / 3600.0  # rad/s
+_DEG, _ARCSEC = np.pi / 180.0, np.pi / 180.0 / 3600.0  # rad
+
+
+class GyroModel(NamedTuple):
+    """Equipment.gyro_model: the gyro's errors, as the library's
+    :class:`~rigidrot_gym.physics.sensors.gyro.GyroModel` names them (zeros without one)."""
+
+    arw: float  # σ_v, angle random walk, rad/√s
+    rrw: float  # σ_u, rate random walk, rad/s^{3/2}
+    quantum: float  # angle per output pulse, rad (0: unquantised)
+    full_scale: float  # the largest rate it reads, rad/s
+    initial_bias: float  # per-axis std of the bias at an episode's start, rad/s
 
 
 class GyroTable(Table, key="gyro"):
@@ -52,21 +63,48 @@ class GyroTable(Table, key="gyro"):
         flat="gyro_initial_bias_deg_per_hour",
         doc="per-axis std of the bias at an episode's start, drawn per episode",
     )
+    arw_deg_per_sqrt_hour: float | str = setting(
+        PRESET,
+        check=or_preset(non_negative),
+        unit="°/√h",
+        flat="gyro_arw_deg_per_sqrt_hour",
+        doc="angle random walk σ_v (42's preset: 0.07)",
+    )
+    bias_stability_deg_per_hour: float | str = setting(
+        PRESET,
+        check=or_preset(non_negative),
+        unit="°/h",
+        flat="gyro_bias_stability_deg_per_hour",
+        doc="bias stability over an hour, the rate random walk σ_u = it / 60 √s (42's preset: 0.1)",
+    )
+    pulse_arcsec: float | str = setting(
+        PRESET,
+        check=or_preset(non_negative),
+        unit="″",
+        flat="gyro_pulse_arcsec",
+        doc="angle per output pulse, 0: unquantised (42's preset: 1)",
+    )
 
 
-def constants(table: GyroTable) -> np.ndarray:
-    """Equipment.gyro_model (entries ``ARW`` … ``INITIAL_BIAS``); zeros without a gyro."""
-    out = np.zeros(MODEL)
-    if table.model != "none":
-        model = gyro_model.PRESETS[table.model]
-        out[ARW], out[RRW], out[QUANTUM], out[FULL_SCALE] = (
-            model.arw,
-            model.rrw,
-            model.quantum,
-            model.full_scale,
-        )
-        out[INITIAL_BIAS] = table.initial_bias_deg_per_hour * DEG_PER_HOUR
-    return out
+def _given(value: float | str, scale: float, preset: float) -> float:
+    """A model parameter: the table's ``value`` × ``scale`` (to SI), or the preset's."""
+    return preset if value == PRESET else value * scale
+
+
+def constants(table: GyroTable) -> GyroModel:
+    """Equipment.gyro_model: the preset's errors, those the table gives in its place
+    (converted as NASA 42 does: σ_v = ARW / 60 √s, σ_u = stability / 3600 s / 60 √s);
+    zeros without a gyro."""
+    if table.model == "none":
+        return GyroModel(0.0, 0.0, 0.0, 0.0, 0.0)
+    preset = gyro_model.PRESETS[table.model]
+    return GyroModel(
+        arw=_given(table.arw_deg_per_sqrt_hour, _DEG / 60.0, preset.arw),
+        rrw=_given(table.bias_stability_deg_per_hour, _DEG / 3600.0 / 60.0, preset.rrw),
+        quantum=_given(table.pulse_arcsec, _ARCSEC, preset.quantum),
+        full_scale=preset.full_scale,
+        initial_bias=table.initial_bias_deg_per_hour * DEG_PER_HOUR,
+    )
 
 
 @jitable
@@ -81,10 +119,10 @@ def read(equipment, rate, dt, normals, i):
         (g[i, 0], g[i, 1], g[i, 2]),
         (g[i, 3], g[i, 4], g[i, 5]),
         dt,
-        m[ARW],
-        m[RRW],
-        m[QUANTUM],
-        m[FULL_SCALE],
+        m.arw,
+        m.rrw,
+        m.quantum,
+        m.full_scale,
         (normals[n], normals[n + 1], normals[n + 2]),
         (normals[n + 3], normals[n + 4], normals[n + 5]),
     )
@@ -99,7 +137,7 @@ def start(equipment, rate, dt, normals, i):
     reading of the body rates ``rate`` (3-tuple, rad/s); ``normals``: step 0's of its
     navigation stream."""
     g = equipment.gyro
-    sigma = equipment.gyro_model[INITIAL_BIAS]
+    sigma = equipment.gyro_model.initial_bias
     for k in range(3):
         g[i, k] = sigma * normals[variates.START_BIAS_NORMALS + k]
         g[i, 3 + k] = 0.0
@@ -133,7 +171,13 @@ COMPONENT = Component(
             lambda b: np.zeros((b.bodies if b.features.gyro else 0, STATE)),
             lambda f: f.gyro,
         ),
-        State("gyro_model", "(MODEL,) its errors", lambda b: constants(b.scenario.gyro), lambda f: f.gyro),
+        State(
+            "gyro_model",
+            "its errors (GyroModel)",
+            lambda b: constants(b.scenario.gyro),
+            lambda f: f.gyro,
+            record=GyroModel,
+        ),
     ),
     navigation_normals=6,  # the bias step N_u and the white noise N_v
     start_normals=3,  # the bias at an episode's start

@@ -15,6 +15,8 @@ observation's last three columns are that field in the body frame over
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit
@@ -25,10 +27,6 @@ from rigidrot_gym.physics.environment import earth, geomagnetic
 from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.rotation.quaternion import qrotate, qrotate_inv
 
-# Entries of Equipment.field_model: the dipole vector (g₁¹, h₁¹, g₁⁰) in the Earth-fixed
-# frame (T), the reference radius (m), θ₀ (rad) and θ̇ (rad/s).
-DIPOLE, RADIUS, THETA, THETA_RATE = slice(0, 3), 3, 4, 5
-MODEL = 6
 # The observed field is B over this, clipped to ±1: no field in orbit exceeds the surface's
 # at the poles, 2 |g₁⁰| ≈ 59 µT (about 47 µT at 500 km).
 FIELD_SCALE = 6e-5  # T
@@ -37,6 +35,15 @@ COLUMNS = 3
 SIDEREAL_RATE = ((876600.0 * 3600.0 + 8640184.812866) / (earth.DAYS_PER_CENTURY * earth.SECONDS_PER_DAY)) * (
     2.0 * np.pi / earth.SECONDS_PER_DAY
 )
+
+
+class FieldModel(NamedTuple):
+    """Equipment.field_model: the IGRF centred dipole at the orbit's epoch (zeros when off)."""
+
+    dipole: tuple[float, float, float]  # (g₁¹, h₁¹, g₁⁰) in the Earth-fixed frame, T
+    radius: float  # the reference radius, m
+    theta: float  # θ₀, the Earth's angle (GMST) at the epoch, rad
+    theta_rate: float  # θ̇, rad/s
 
 
 class MagneticFieldTable(Table, key="magnetic_field"):
@@ -51,20 +58,18 @@ class MagneticFieldTable(Table, key="magnetic_field"):
     )
 
 
-def constants(orbit_table: orbit.OrbitTable, table: MagneticFieldTable) -> np.ndarray:
-    """Equipment.field_model (entries ``DIPOLE`` … ``THETA_RATE``); zeros when off.
+def constants(orbit_table: orbit.OrbitTable, table: MagneticFieldTable) -> FieldModel:
+    """Equipment.field_model; zeros when off.
 
     Raises:
         ValueError: if the orbit's epoch lies outside the IGRF coefficients' span.
     """
-    out = np.zeros(MODEL)
     if not table.enabled:
-        return out
+        return FieldModel((0.0, 0.0, 0.0), 0.0, 0.0, 0.0)
     jd = earth.julian_date(orbit_table.epoch)
     dipole = geomagnetic.igrf_dipole(geomagnetic.decimal_year(jd))
-    out[DIPOLE], out[RADIUS] = dipole.moment, dipole.radius
-    out[THETA], out[THETA_RATE] = earth.gmst(jd), SIDEREAL_RATE
-    return out
+    moment = tuple(float(x) for x in dipole.moment)
+    return FieldModel(moment, float(dipole.radius), float(earth.gmst(jd)), SIDEREAL_RATE)
 
 
 @jitable
@@ -72,7 +77,7 @@ def update(equipment, t, i):
     """Body i's field (world frame, T) at its episode time ``t`` (s) into ``equipment.field[i]``."""
     f = equipment.field_model
     r = orbit.position(equipment, t, i)
-    b = geomagnetic.field((f[0], f[1], f[2]), f[RADIUS], f[THETA] + f[THETA_RATE] * t, r)
+    b = geomagnetic.field(f.dipole, f.radius, f.theta + f.theta_rate * t, r)
     equipment.field[i, 0], equipment.field[i, 1], equipment.field[i, 2] = b
 
 
@@ -160,9 +165,10 @@ COMPONENT = Component(
         ),
         State(
             "field_model",
-            "(MODEL,) the dipole and the Earth's angle (entries DIPOLE …)",
+            "the dipole and the Earth's angle (FieldModel)",
             lambda b: constants(b.scenario.flight, b.scenario.geomagnetism),
             _read,
+            record=FieldModel,
         ),
     ),
     columns=(

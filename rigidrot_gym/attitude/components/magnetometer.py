@@ -14,6 +14,8 @@ constant it is. The noise comes from the body's navigation stream.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude import variates
@@ -22,9 +24,18 @@ from rigidrot_gym.attitude.settings import Table, bounded, choice, setting
 from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.sensors import magnetometer as magnetometer_model
 
-# Entries of Equipment.magnetometer_model.
-NOISE, BIAS_STD, QUANTUM, SATURATION = range(4)
-MODEL = 4
+
+class MagnetometerModel(NamedTuple):
+    """Equipment.magnetometer_model: its errors, as the library's
+    :class:`~rigidrot_gym.physics.sensors.magnetometer.MagnetometerModel` names them (zeros
+    without one)."""
+
+    noise: float  # per-axis white noise std, T
+    bias_std: float  # per-axis std of the bias drawn per episode, T
+    quantum: float  # the reading's quantum, T (0: unquantised)
+    saturation: float  # the largest field it reads per axis, T
+
+
 # Columns of Equipment.magnetometer: the episode's bias, the last reading (T).
 BIAS, READING = slice(0, 3), slice(3, 6)
 STATE = 6
@@ -50,19 +61,18 @@ class MagnetometerTable(Table, key="magnetometer"):
     )
 
 
-def constants(table: MagnetometerTable) -> np.ndarray:
-    """Equipment.magnetometer_model (entries ``NOISE`` … ``SATURATION``); zeros without one."""
-    out = np.zeros(MODEL)
-    if table.model != "none":
-        model = magnetometer_model.PRESETS[table.model]
-        out[NOISE], out[QUANTUM], out[SATURATION] = model.noise, model.quantum, model.saturation
-        out[BIAS_STD] = table.bias
-    return out
+def constants(table: MagnetometerTable) -> MagnetometerModel:
+    """Equipment.magnetometer_model: the preset's errors and the table's bias; zeros
+    without one."""
+    if table.model == "none":
+        return MagnetometerModel(0.0, 0.0, 0.0, 0.0)
+    model = magnetometer_model.PRESETS[table.model]
+    return MagnetometerModel(model.noise, table.bias, model.quantum, model.saturation)
 
 
 def biased(equipment) -> bool:
     """The batch's magnetometer has a bias (a std above 0; none without a magnetometer)."""
-    return bool(equipment.magnetometer_model[BIAS_STD] > 0.0)
+    return bool(equipment.magnetometer_model.bias_std > 0.0)
 
 
 @jitable
@@ -70,14 +80,14 @@ def variance(equipment):
     """The variance the estimator takes for each axis of a reading's white error, T²: the
     noise's and the rounding's (uniform over a quantum q: q²/12); the bias is a state."""
     m = equipment.magnetometer_model
-    return m[NOISE] ** 2 + m[QUANTUM] ** 2 / 12.0
+    return m.noise**2 + m.quantum**2 / 12.0
 
 
 @jitable
 def start(equipment, normals, i):
     """Body i's bias at its episode's start; ``normals``: step 0's of its navigation stream."""
     sigma, out, n = (
-        equipment.magnetometer_model[BIAS_STD],
+        equipment.magnetometer_model.bias_std,
         equipment.magnetometer,
         variates.START_MAGNETOMETER_NORMALS,
     )
@@ -93,9 +103,9 @@ def read(equipment, field_body, normals, i):
     out[i, 3], out[i, 4], out[i, 5] = magnetometer_model.read(
         field_body,
         (out[i, 0], out[i, 1], out[i, 2]),
-        m[NOISE],
-        m[QUANTUM],
-        m[SATURATION],
+        m.noise,
+        m.quantum,
+        m.saturation,
         (normals[n], normals[n + 1], normals[n + 2]),
     )
 
@@ -129,9 +139,10 @@ COMPONENT = Component(
         ),
         State(
             "magnetometer_model",
-            "(MODEL,) its errors",
+            "its errors (MagnetometerModel)",
             lambda b: constants(b.scenario.magnetometer),
             lambda f: f.magnetometer,
+            record=MagnetometerModel,
         ),
     ),
     navigation_normals=3,

@@ -30,12 +30,13 @@ covariance and the true biases (:meth:`~rigidrot_gym.attitude.batch.AttitudeBatc
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components import gyro, magnetometer, star_tracker
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, State
-from rigidrot_gym.attitude.components.gyro import ARW, RRW
 from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, choice, setting
 from rigidrot_gym.physics.estimation import mekf
 from rigidrot_gym.physics.plumbing.jit import jitable
@@ -43,10 +44,18 @@ from rigidrot_gym.physics.rotation import vector as vec
 from rigidrot_gym.physics.rotation.quaternion import qexp, qmul, qrotate_inv
 
 OBSERVED = ("truth", "sensors", "estimate")
-# Entries of Equipment.estimator_model: σ_θ0 (rad), σ_β0 (rad/s), the star tracker's error
-# covariance R (3 × 3, row by row, rad²), then the magnetometer bias's σ_m0 (T).
-INITIAL_ATTITUDE, INITIAL_BIAS, TRACKER_COVARIANCE, INITIAL_FIELD_BIAS = 0, 1, slice(2, 11), 11
-MODEL = 12
+_NINE = tuple[float, float, float, float, float, float, float, float, float]
+
+
+class EstimatorModel(NamedTuple):
+    """Equipment.estimator_model: the MEKF's start and the star tracker's R."""
+
+    initial_attitude: float  # σ_θ0, rad
+    initial_bias: float  # σ_β0, rad/s
+    tracker_covariance: _NINE  # the star tracker's error covariance (3 × 3, row by row), rad²
+    initial_field_bias: float  # σ_m0 of the magnetometer's bias, T (0: none)
+
+
 # Columns of Equipment.estimate: q̂ (body to world), β̂ (rad/s), the magnetometer's bias m̂ (T).
 Q, BIAS, FIELD_BIAS = slice(0, 4), slice(4, 7), slice(7, 10)
 STATE = 10
@@ -85,15 +94,15 @@ class NavigationTable(Table, key="navigation"):
 
 def constants(
     table: NavigationTable, initial_bias: float, tracker_covariance: np.ndarray, field_bias: float
-) -> np.ndarray:
+) -> EstimatorModel:
     """Equipment.estimator_model, from the gyro's initial bias std (rad/s), the star
     tracker's error covariance (3 × 3, rad²) and the magnetometer bias's std (T; 0 for none)."""
-    out = np.zeros(MODEL)
-    out[INITIAL_ATTITUDE] = np.radians(table.initial_attitude_deg)
-    out[INITIAL_BIAS] = initial_bias
-    out[TRACKER_COVARIANCE] = np.asarray(tracker_covariance).reshape(-1)
-    out[INITIAL_FIELD_BIAS] = field_bias
-    return out
+    return EstimatorModel(
+        initial_attitude=float(np.radians(table.initial_attitude_deg)),
+        initial_bias=initial_bias,
+        tracker_covariance=tuple(float(x) for x in np.asarray(tracker_covariance).reshape(-1)),
+        initial_field_bias=field_bias,
+    )
 
 
 @jitable
@@ -101,7 +110,7 @@ def initial_attitude(equipment, q, normals, i):
     """Body i's attitude as known at its episode's start, before a first measurement: the
     true ``q`` (4-tuple) turned by a random rotation of per-axis std σ_θ0; ``normals``:
     step 0's of its navigation stream."""
-    half, n = 0.5 * equipment.estimator_model[INITIAL_ATTITUDE], variates.START_ERROR_NORMALS
+    half, n = 0.5 * equipment.estimator_model.initial_attitude, variates.START_ERROR_NORMALS
     return qmul(q, qexp((half * normals[n], half * normals[n + 1], half * normals[n + 2])))
 
 
@@ -110,7 +119,7 @@ def start(equipment, guess, i):
     """Body i's estimate at its episode's start: q̂ = ``guess`` (:func:`initial_attitude`),
     β̂ = 0, m̂ = 0, P₀ = diag(σ_θ0² I, σ_β0² I, σ_m0² I)."""
     m, e, p = equipment.estimator_model, equipment.estimate, equipment.covariance
-    sigmas = (m[INITIAL_ATTITUDE], m[INITIAL_BIAS], m[INITIAL_FIELD_BIAS])
+    sigmas = (m.initial_attitude, m.initial_bias, m.initial_field_bias)
     e[i, 0], e[i, 1], e[i, 2], e[i, 3] = guess
     for j in range(4, STATE):
         e[i, j] = 0.0
@@ -142,7 +151,7 @@ def predict(equipment, reading, dt, work, i):
     q, bias = estimate(equipment, i)
     g, n = equipment.gyro_model, equipment.covariance.shape[1]
     q = mekf.predict(
-        q, bias, equipment.covariance[i], reading, dt, g[ARW], g[RRW], work[0, :n, :n], work[1, :n, :n]
+        q, bias, equipment.covariance[i], reading, dt, g.arw, g.rrw, work[0, :n, :n], work[1, :n, :n]
     )
     _store(equipment, q, bias, i)
 
@@ -159,7 +168,7 @@ def attitude_measurement(equipment, measured, z, h, r, i):
         for k in range(h.shape[1]):
             h[j, k] = 1.0 if j == k else 0.0
         for k in range(3):
-            r[j, k] = m[TRACKER_COVARIANCE.start + 3 * j + k]
+            r[j, k] = m.tracker_covariance[3 * j + k]
 
 
 @jitable
@@ -248,14 +257,14 @@ def _read(f) -> bool:
 
 
 def _field_bias(s) -> float:
-    return magnetometer.constants(s.magnetometer)[magnetometer.BIAS_STD]
+    return magnetometer.constants(s.magnetometer).bias_std
 
 
-def _model(b) -> np.ndarray:
+def _model(b) -> EstimatorModel:
     s = b.scenario
     return constants(
         s.navigation,
-        gyro.constants(s.gyro)[gyro.INITIAL_BIAS],
+        gyro.constants(s.gyro).initial_bias,
         star_tracker.covariance(s.star_tracker) if b.features.star_tracker else np.zeros((3, 3)),
         _field_bias(s),
     )
@@ -292,7 +301,9 @@ COMPONENT = Component(
             lambda f: f.estimator,
         ),
         State("covariance", "(N, n, n) and its P (n: states)", _covariance, lambda f: f.estimator),
-        State("estimator_model", "(MODEL,) its start and the tracker's R", _model, _read),
+        State(
+            "estimator_model", "its start and the tracker's R (EstimatorModel)", _model, _read, EstimatorModel
+        ),
     ),
     work=MOST_STATES,  # the filter's matrices, one body at a time
     start_normals=3,  # the estimate's attitude error at an episode's start

@@ -13,26 +13,43 @@ The noise comes from the body's navigation stream.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, State
-from rigidrot_gym.attitude.settings import Table, choice, integer, quaternion, setting
+from rigidrot_gym.attitude.settings import (
+    PRESET,
+    Table,
+    choice,
+    integer,
+    non_negative,
+    or_preset,
+    quaternion,
+    setting,
+)
 from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.sensors import star_tracker as tracker_model
 
-# Entries of Equipment.tracker_model.
-NOISE_ACROSS, NOISE_ABOUT, MOUNTING, SUN_EXCLUSION, EARTH_EXCLUSION, PERIOD, SEES_ORBIT = (
-    0,
-    1,
-    slice(2, 6),
-    6,
-    7,
-    8,
-    9,
-)
-MODEL = 10
+_ARCSEC = np.pi / 180.0 / 3600.0  # rad
+
+
+class TrackerModel(NamedTuple):
+    """Equipment.tracker_model: its noise, mounting and exclusion cones, as the library's
+    :class:`~rigidrot_gym.physics.sensors.star_tracker.StarTrackerModel` names them, its
+    period and whether it sees the orbit's Sun and Earth (zeros without one)."""
+
+    noise_across: float  # σ_a about each sensor axis across the boresight, rad
+    noise_about: float  # σ_b about the boresight, rad
+    mounting: tuple[float, float, float, float]  # the sensor frame to the body frame
+    sun_exclusion: float  # half-angle of the cone about the Sun it is blind in, rad
+    earth_exclusion: float  # how near the boresight may come to the Earth's limb, rad
+    period: float  # control periods between measurements (a whole number)
+    sees_orbit: bool  # an orbit places the Sun and the Earth (else nothing blinds it)
+
+
 # Columns of Equipment.tracker: the last measured attitude (body to world), and 1 when it
 # is this period's.
 Q, FRESH = slice(0, 4), 4
@@ -61,27 +78,58 @@ class StarTrackerTable(Table, key="star_tracker"):
     period: int = setting(
         1, check=integer(1, 10**9), flat="star_tracker_period", doc="control periods between measurements"
     )
+    noise_across_arcsec: float | str = setting(
+        PRESET,
+        check=or_preset(non_negative),
+        unit="″",
+        flat="star_tracker_noise_across_arcsec",
+        doc="1σ noise-equivalent angle about each axis across the boresight (42's preset: 2)",
+    )
+    noise_about_arcsec: float | str = setting(
+        PRESET,
+        check=or_preset(non_negative),
+        unit="″",
+        flat="star_tracker_noise_about_arcsec",
+        doc="1σ noise-equivalent angle about the boresight (42's preset: 20)",
+    )
 
 
-def constants(table: StarTrackerTable, orbit_table: orbit.OrbitTable) -> np.ndarray:
-    """Equipment.tracker_model (entries ``NOISE_ACROSS`` … ``SEES_ORBIT``); zeros without one."""
-    out = np.zeros(MODEL)
-    if table.model != "none":
-        model = tracker_model.PRESETS[table.model]
-        out[NOISE_ACROSS], out[NOISE_ABOUT] = model.noise_across, model.noise_about
-        out[SUN_EXCLUSION], out[EARTH_EXCLUSION] = model.sun_exclusion, model.earth_exclusion
-        out[MOUNTING] = table.mounting
-        out[PERIOD] = table.period
-        out[SEES_ORBIT] = 1.0 if orbit_table.enabled else 0.0
-    return out
+def model_of(table: StarTrackerTable) -> tracker_model.StarTrackerModel:
+    """The library's model of the table's star tracker: the preset's, with the noise the
+    table gives in its place and the table's mounting."""
+    preset = tracker_model.PRESETS[table.model]
+
+    def given(value: float | str, default: float) -> float:
+        return default if value == PRESET else value * _ARCSEC
+
+    return tracker_model.StarTrackerModel(
+        noise_across=given(table.noise_across_arcsec, preset.noise_across),
+        noise_about=given(table.noise_about_arcsec, preset.noise_about),
+        mounting=tuple(table.mounting),
+        sun_exclusion=preset.sun_exclusion,
+        earth_exclusion=preset.earth_exclusion,
+    )
+
+
+def constants(table: StarTrackerTable, orbit_table: orbit.OrbitTable) -> TrackerModel:
+    """Equipment.tracker_model (:func:`model_of`); zeros without one."""
+    if table.model == "none":
+        return TrackerModel(0.0, 0.0, (0.0, 0.0, 0.0, 0.0), 0.0, 0.0, 0.0, False)
+    model = model_of(table)
+    return TrackerModel(
+        noise_across=model.noise_across,
+        noise_about=model.noise_about,
+        mounting=tuple(float(c) for c in table.mounting),
+        sun_exclusion=model.sun_exclusion,
+        earth_exclusion=model.earth_exclusion,
+        period=float(table.period),
+        sees_orbit=bool(orbit_table.enabled),
+    )
 
 
 def covariance(table: StarTrackerTable) -> np.ndarray:
     """(3, 3) the covariance of its error in the body frame, rad² (the estimator's R)."""
-    model = tracker_model.PRESETS[table.model]
-    return tracker_model.covariance(
-        tracker_model.StarTrackerModel(model.noise_across, model.noise_about, tuple(table.mounting))
-    )
+    return tracker_model.covariance(model_of(table))
 
 
 @jitable
@@ -92,16 +140,16 @@ def measure(equipment, q, r, to_sun, step, normals, i):
     ``equipment.tracker[i]``; returns whether it measured. ``normals``: the step's normals
     of its navigation stream."""
     m, out = equipment.tracker_model, equipment.tracker
-    mounting = (m[2], m[3], m[4], m[5])
-    due = step % int(m[PERIOD]) == 0
-    if due and m[SEES_ORBIT] != 0.0:
-        due = tracker_model.blinded(q, mounting, r, to_sun, m[SUN_EXCLUSION], m[EARTH_EXCLUSION]) == 0.0
+    mounting = m.mounting
+    due = step % int(m.period) == 0
+    if due and m.sees_orbit:
+        due = tracker_model.blinded(q, mounting, r, to_sun, m.sun_exclusion, m.earth_exclusion) == 0.0
     out[i, FRESH] = 1.0 if due else 0.0
     if due:
         n = variates.TRACKER_NORMALS
         xi = (normals[n], normals[n + 1], normals[n + 2])
         out[i, 0], out[i, 1], out[i, 2], out[i, 3] = tracker_model.measure(
-            q, mounting, m[NOISE_ACROSS], m[NOISE_ABOUT], xi
+            q, mounting, m.noise_across, m.noise_about, xi
         )
     return due
 
@@ -162,9 +210,10 @@ COMPONENT = Component(
         ),
         State(
             "tracker_model",
-            "(MODEL,) its errors, mounting, cones, period",
+            "its errors, mounting, cones, period (TrackerModel)",
             lambda b: constants(b.scenario.star_tracker, b.scenario.flight),
             lambda f: f.star_tracker,
+            record=TrackerModel,
         ),
     ),
     navigation_normals=3,

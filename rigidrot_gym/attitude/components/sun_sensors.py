@@ -16,6 +16,8 @@ squares found. The noise comes from the body's navigation stream.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude import variates
@@ -27,10 +29,20 @@ from rigidrot_gym.physics.rotation import vector as vec
 from rigidrot_gym.physics.rotation.quaternion import qrotate_inv
 from rigidrot_gym.physics.sensors import sun_sensors as sensor_model
 
-# Entries of Equipment.sun_sensor_model.
-COS_FOV, KELLY, SCALE, NOISE, LOWEST, HIGHEST = range(6)
-MODEL = 6
 MAX_SENSORS = 6  # the navigation stream holds six normals a step for them
+
+
+class SunSensorModel(NamedTuple):
+    """Equipment.sun_sensor_model: their response and errors, as the library's
+    :class:`~rigidrot_gym.physics.sensors.sun_sensors.CoarseSunSensors` names them (zeros
+    without sensors)."""
+
+    cos_fov: float  # cosine of the field of view's half-angle
+    kelly: float  # the Kelly factor of the cosine law's fall-off near the edge
+    scale: float  # the output at normal incidence, 1 AU, in sunlight
+    noise: float  # per-output white noise std
+    lowest: float  # the least output
+    highest: float  # the most output
 
 
 class SunSensorTable(Table, key="sun_sensors"):
@@ -68,15 +80,20 @@ def sensors_of(table: SunSensorTable) -> sensor_model.CoarseSunSensors | None:
     )
 
 
-def constants(table: SunSensorTable) -> tuple[np.ndarray, np.ndarray]:
-    """Equipment.sun_sensor_model (entries ``COS_FOV`` … ``HIGHEST``) and the normals (k, 3)."""
+def constants(table: SunSensorTable) -> tuple[SunSensorModel, np.ndarray]:
+    """Equipment.sun_sensor_model and the normals (k, 3)."""
     sensors = sensors_of(table)
     if sensors is None:
-        return np.zeros(MODEL), np.zeros((0, 3))
-    out = np.zeros(MODEL)
-    out[COS_FOV], out[KELLY], out[SCALE] = np.cos(sensors.field_of_view), sensors.kelly, sensors.scale
-    out[NOISE], out[LOWEST], out[HIGHEST] = sensors.noise, sensors.min_output, sensors.max_output
-    return out, np.ascontiguousarray(sensors.normals)
+        return SunSensorModel(0.0, 0.0, 0.0, 0.0, 0.0, 0.0), np.zeros((0, 3))
+    model = SunSensorModel(
+        cos_fov=float(np.cos(sensors.field_of_view)),
+        kelly=sensors.kelly,
+        scale=sensors.scale,
+        noise=sensors.noise,
+        lowest=sensors.min_output,
+        highest=sensors.max_output,
+    )
+    return model, np.ascontiguousarray(sensors.normals)
 
 
 def count(table: SunSensorTable) -> int:
@@ -96,11 +113,9 @@ def read(equipment, q, to_sun, shadow, normals, i):
     body = qrotate_inv(q, vec.scale(1.0 / distance, to_sun))
     for j in range(k):
         clean = sensor_model.response(
-            (n[j, 0], n[j, 1], n[j, 2]), body, distance / sun.AU, shadow, m[COS_FOV], m[KELLY], m[SCALE]
+            (n[j, 0], n[j, 1], n[j, 2]), body, distance / sun.AU, shadow, m.cos_fov, m.kelly, m.scale
         )
-        out[i, j] = min(
-            max(clean + m[NOISE] * normals[variates.SUN_SENSOR_NORMALS + j], m[LOWEST]), m[HIGHEST]
-        )
+        out[i, j] = min(max(clean + m.noise * normals[variates.SUN_SENSOR_NORMALS + j], m.lowest), m.highest)
 
 
 @jitable
@@ -113,15 +128,15 @@ def direction(equipment, i):
     one reading in 740, would halve its axis's component)."""
     m = equipment.sun_sensor_model
     unit, length = sensor_model.direction(
-        equipment.sun_sensor_normals, equipment.sun_sensors[i], 5.0 * m[NOISE]
+        equipment.sun_sensor_normals, equipment.sun_sensors[i], 5.0 * m.noise
     )
-    return unit, (m[NOISE] / length) ** 2 if length > 0.0 else 0.0
+    return unit, (m.noise / length) ** 2 if length > 0.0 else 0.0
 
 
 @jitable
 def observe(equipment, obs, column, i):
     """Body i's outputs over their scale, clipped to [0, 1], into ``obs[i, column:column + k]``."""
-    scale = equipment.sun_sensor_model[SCALE]
+    scale = equipment.sun_sensor_model.scale
     for j in range(equipment.sun_sensors.shape[1]):
         obs[i, column + j] = min(max(equipment.sun_sensors[i, j] / scale, 0.0), 1.0)
 
@@ -164,9 +179,10 @@ COMPONENT = Component(
         ),
         State(
             "sun_sensor_model",
-            "(MODEL,) their response and errors",
+            "their response and errors (SunSensorModel)",
             lambda b: constants(b.scenario.sun_sensors)[0],
             lambda f: f.sun_sensors,
+            record=SunSensorModel,
         ),
         State(
             "sun_sensor_normals",

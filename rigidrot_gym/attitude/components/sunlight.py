@@ -13,6 +13,8 @@ the body, not the Earth's centre: the parallax of a low orbit is 0.003°.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from rigidrot_gym.attitude.components import orbit
@@ -23,12 +25,15 @@ from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.rotation import vector as vec
 from rigidrot_gym.physics.rotation.quaternion import qrotate, qrotate_inv
 
-# Entries of Equipment.sun_model: the Julian date of the orbit's epoch.
-EPOCH_JD = 0
-MODEL = 1
 # Entries of Equipment.sunlight[i]: the unit vector to the Sun (world frame), then ν.
 SHADOW = 3
 COLUMNS = 4
+
+
+class SunModel(NamedTuple):
+    """Equipment.sun_model (zeros without an orbit)."""
+
+    epoch_jd: float  # the Julian date of the orbit's epoch
 
 
 class SunTable(Table, key="sun"):
@@ -43,20 +48,16 @@ class SunTable(Table, key="sun"):
     )
 
 
-def constants(orbit_table: orbit.OrbitTable) -> np.ndarray:
-    """Equipment.sun_model (entry ``EPOCH_JD``), for the Sun's columns and a Sun target;
-    zeros without an orbit."""
-    out = np.zeros(MODEL)
-    if orbit_table.enabled:
-        out[EPOCH_JD] = earth.julian_date(orbit_table.epoch)
-    return out
+def constants(orbit_table: orbit.OrbitTable) -> SunModel:
+    """Equipment.sun_model, for the Sun's columns and a Sun target; zeros without an orbit."""
+    return SunModel(earth.julian_date(orbit_table.epoch) if orbit_table.enabled else 0.0)
 
 
 @jitable
 def seen_from(equipment, r, t):
     """The vector from the position ``r`` (3-tuple, m, world frame) to the Sun (m) and the
     shadow factor ν there at episode time ``t`` (s)."""
-    s = sun.position(equipment.sun_model[EPOCH_JD] + t / earth.SECONDS_PER_DAY)
+    s = sun.position(equipment.sun_model.epoch_jd + t / earth.SECONDS_PER_DAY)
     return vec.sub(s, r), sun.shadow_factor(r, s, earth.RADIUS, sun.RADIUS)
 
 
@@ -129,10 +130,11 @@ COMPONENT = Component(
         ),
         State(
             "sun_model",
-            "(MODEL,) the epoch's Julian date",
+            "the epoch's Julian date (SunModel)",
             lambda b: constants(b.scenario.flight),
             # a moving target's kernel types the Sun frame's branch too (targets.track)
             lambda f: f.sun or f.moving_target or f.sun_sensors or f.star_tracker,
+            record=SunModel,
         ),
     ),
     columns=(

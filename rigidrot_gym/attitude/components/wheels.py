@@ -24,6 +24,7 @@ bounds to about J_s Ω_max.
 from __future__ import annotations
 
 import dataclasses
+from typing import NamedTuple
 
 import numpy as np
 
@@ -33,10 +34,22 @@ from rigidrot_gym.attitude.settings import ScenarioError, Table, choice, flag, p
 from rigidrot_gym.physics.actuators import reaction_wheels
 from rigidrot_gym.physics.plumbing.jit import jitable
 
-# Entries of Equipment.wheel_model: a preset's spin inertia (kg·m²), motor limits (N·m) and
-# top speed (rad/s), its friction coefficients and the speed of its linear friction zone.
-JS, U_MAX, U_MIN, OMEGA_MAX, COULOMB, STATIC, BETA, VISCOUS, OMEGA_LC = range(9)
-MODEL = 9
+
+class WheelParameters(NamedTuple):
+    """Equipment.wheel_model: a real wheel's preset, as the library's
+    :class:`~rigidrot_gym.physics.actuators.reaction_wheels.WheelModel` names it (zeros for
+    ideal wheels)."""
+
+    js: float  # spin inertia, kg·m²
+    u_max: float  # motor torque limit, N·m
+    u_min: float  # the smallest motor torque (a smaller command gives none), N·m
+    omega_max: float  # top speed, rad/s
+    coulomb: float  # Coulomb friction torque, N·m
+    static: float  # static friction torque, N·m
+    beta_static: float  # the Stribeck speed, rad/s (negative: no Stribeck friction)
+    viscous: float  # viscous friction, N·m·s
+    omega_limit_cycle: float  # the speed of the linear friction zone, rad/s
+
 
 _PYRAMID_TILT = np.arccos(1.0 / np.sqrt(3.0))
 # A momentum within this relative distance of its limit counts as saturated (the clip in
@@ -91,13 +104,12 @@ def wheel_axes(layout: str) -> np.ndarray:
     raise ValueError(f"unknown wheel layout {layout!r}; valid: 'orthogonal', 'pyramid'")
 
 
-def model_constants(name: str) -> np.ndarray:
-    """Equipment.wheel_model of the preset ``name`` (entries ``JS`` … ``OMEGA_LC``); zeros
-    for ``"ideal"`` (the pipeline then never reads them)."""
-    out = np.zeros(MODEL)
-    if name != "ideal":
-        out[:] = dataclasses.astuple(reaction_wheels.PRESETS[name])  # its fields in the order JS … OMEGA_LC
-    return out
+def model_constants(name: str) -> WheelParameters:
+    """Equipment.wheel_model of the preset ``name``; zeros for ``"ideal"`` (the pipeline
+    then never reads them)."""
+    if name == "ideal":
+        return WheelParameters(*[0.0] * len(WheelParameters._fields))
+    return WheelParameters(**dataclasses.asdict(reaction_wheels.PRESETS[name]))
 
 
 @jitable
@@ -110,12 +122,18 @@ def net_torque(model, u_cmd, u_max, h, spin, dt):
     wheel relative to the body within the period: held over a period longer than the
     wheel takes to stop, the Coulomb torque would otherwise drive it backwards and chatter
     (a small wheel's J_s/τ_c is ~0.6 s at 1 rad/s: RW0)."""
-    omega = h / model[JS] - spin
-    u = reaction_wheels.motor_torque(u_cmd, omega, u_max, model[U_MIN], model[OMEGA_MAX])
+    omega = h / model.js - spin
+    u = reaction_wheels.motor_torque(u_cmd, omega, u_max, model.u_min, model.omega_max)
     friction = reaction_wheels.friction_torque(
-        omega, False, model[COULOMB], model[STATIC], model[BETA], model[VISCOUS], model[OMEGA_LC]
+        omega,
+        False,
+        model.coulomb,
+        model.static,
+        model.beta_static,
+        model.viscous,
+        model.omega_limit_cycle,
     )
-    stop = model[JS] * abs(omega) / dt
+    stop = model.js * abs(omega) / dt
     return u + min(max(friction, -stop), stop)
 
 
@@ -245,9 +263,10 @@ COMPONENT = Component(
         ),
         State(
             "wheel_model",
-            "(MODEL,) a real wheel's constants (entries JS …)",
+            "a real wheel's constants (WheelParameters)",
             lambda b: model_constants(b.scenario.wheel_model),
             lambda f: f.real_wheels,
+            record=WheelParameters,
         ),
     ),
     reset=_reset,

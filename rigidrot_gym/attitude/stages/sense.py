@@ -61,7 +61,7 @@ def readings(features: Features) -> Callable:
         if step == 0:  # what is known before a first measurement
             guess = navigation.initial_attitude(equipment, q, normals, i)
         r, to_sun, shadow = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0
-        if with_sun_sensors or (with_tracker and equipment.tracker_model[star_tracker.SEES_ORBIT] != 0.0):
+        if with_sun_sensors or (with_tracker and equipment.tracker_model.sees_orbit):
             r = orbit.position(equipment, t, i)
             to_sun, shadow = sunlight.seen_from(equipment, r, t)
         if with_gyro:
