@@ -16,7 +16,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numba
+import numba.core.caching
 import pytest
+
+from rigidrot_gym.physics.plumbing import numba_compat
 
 ROOT = Path(__file__).resolve().parents[1]
 NOBODY = 65534
@@ -180,3 +184,21 @@ def test_a_damaged_cache_file_is_recompiled_and_rewritten(workspace, suffix, gar
     assert len(out["warnings"]) == 1 and error in out["warnings"][0]
     repaired = run()  # loads what the recompilation wrote
     assert (repaired["hits"], repaired["misses"], repaired["warnings"]) == (1, 0, [])
+
+
+@pytest.mark.parametrize("keyed", [False, True])
+def test_two_processes_saving_at_once_never_point_a_kernel_at_anothers_code(tmp_path, keyed):
+    # Two processes share a cache folder (test or Ray workers). The second read the index
+    # before the first saved, so numba's naming gives both the same data file; the first's
+    # index lands last and the second's data: the first kernel's key then loads the second's
+    # code. The package names each entry's file by its key (numba_compat._keyed_files).
+    plain = numba.core.caching.IndexDataCacheFile
+    files = numba_compat._keyed_files(plain) if keyed else plain
+    first, second = files(str(tmp_path), "kernel", "stamp"), files(str(tmp_path), "kernel", "stamp")
+    stale = second._load_index()
+    second._load_index = lambda: dict(stale)
+    second._save_index = lambda overloads: None  # overwritten by the first's, written after it
+    first.save("key of the first", ("code of the first",))
+    second.save("key of the second", ("code of the second",))
+    loaded = first.load("key of the first")
+    assert loaded == (("code of the first",) if keyed else ("code of the second",))

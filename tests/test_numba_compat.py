@@ -148,6 +148,7 @@ INTERNALS = [
         )
     ),
     _name(f"{CACHING}.FunctionCache.flush", numba_compat.CACHE, (CACHING, "numba.core.dispatcher")),
+    _name(f"{CACHING}.IndexDataCacheFile._data_name", numba_compat.CACHE, (CACHING,)),
     _name("numba.core.dispatcher.Dispatcher.enable_caching", numba_compat.CACHE),
     _name("numba.core.dispatcher.Dispatcher._cache", numba_compat.CACHE),
     _name("numba.core.event.Listener", numba_compat.EVENTS, ("numba.core.event",)),

@@ -91,6 +91,60 @@ COMPONENT = Component(
 )
 '''
 
+# A torque fixed in the world frame, its direction drawn per episode: a term of the compiled
+# model, evaluated at every integrator stage from the stage's attitude.
+WORLD = '''
+"""A torque fixed in the world frame, its direction drawn per episode."""
+
+import numpy as np
+
+from rigidrot_gym.attitude.components.declaration import Component, Draw, Feature, State, Torque
+from rigidrot_gym.attitude.settings import Table, non_negative, setting
+from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation import vector as vec
+from rigidrot_gym.physics.rotation.quaternion import qnormalize, qrotate_inv
+
+
+class WorldTorqueTable(Table, key="toy_world_torque"):
+    """A torque fixed in the world frame."""
+
+    size: float = setting(0.0, check=non_negative, unit="N·m", flat="world_torque", switch=True, doc="size")
+
+
+def _reset(episode):
+    direction = episode.draws["toy_world_torque.direction"]
+    direction /= np.linalg.norm(direction, axis=1)[:, None]
+    episode.equipment.world_torque[episode.rows] = episode.batch.scenario.world_torque * direction
+
+
+@jitable
+def add(tau, t, q, omega, own):
+    return vec.add(tau, qrotate_inv(qnormalize(q), own))
+
+
+@jitable
+def hold(bodies, equipment, work, dt, row, i):
+    for k in range(3):
+        work.params[row + k, i] = equipment.world_torque[i, k]
+
+
+COMPONENT = Component(
+    name="toy_world_torque",
+    summary="a torque fixed in the world frame",
+    table=WorldTorqueTable,
+    on=lambda s: s.world_torque > 0.0,
+    switch="toy_world_torque.size",
+    features=(Feature("world_torque", lambda s, f: s.world_torque > 0.0, "a world-fixed torque"),),
+    state=(
+        State("world_torque", "(N, 3) it, N·m", lambda b: np.zeros((b.bodies, 3)), lambda f: f.world_torque),
+    ),
+    reset=_reset,
+    draws=(Draw("direction", 3, normal=True),),
+    torque=Torque(torques.Term("world", 3, add), lambda f: f.world_torque, hold),
+)
+'''
+
 # Run where the toy is installed: a sphere (I = 0.1 kg·m²) at rest, the action zero.
 RUN = """
 import json
@@ -125,6 +179,22 @@ for seed in (1, 2):
         episode["q"].append(env.attitude.tolist())
         episode["column"].append(float(obs[column][0]))
     found["episodes"].append(episode)
+# The world torque on a sphere from spin: I ω_world(t) = I ω_world(0) + τ_world t, on our
+# integrator (at every stage) and on an engine's (the batch's model, in numpy).
+found["world"] = {}
+for integrator in ("rk4", "pybullet"):
+    env = gym.make(
+        "RigidRot/Reorient-v0", inertia=[I, I, I], start_rate=[0.2, -0.1, 0.15], world_torque=3e-4,
+        integrator=integrator,
+    ).unwrapped
+    env.reset(seed=3)
+    runs = {"q": [env.attitude.tolist()], "rates": [env.body_rates.tolist()]}
+    for _ in range(STEPS):
+        env.step(np.zeros(3, dtype=np.float32))
+        runs["q"].append(env.attitude.tolist())
+        runs["rates"].append(env.body_rates.tolist())
+    runs["torque"] = env.batch._equipment.world_torque[0].tolist()
+    found["world"][integrator] = runs
 print(json.dumps(found))
 """
 
@@ -133,10 +203,12 @@ def _install(folder) -> None:
     """The toy as another package would ship it: its module and a distribution's metadata
     with the entry point."""
     (folder / "rigidrot_toy_motor.py").write_text(TOY)
-    info = folder / "rigidrot_toy_motor-0.1.dist-info"
+    (folder / "rigidrot_toy_world.py").write_text(WORLD)
+    info = folder / "rigidrot_toys-0.1.dist-info"
     info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rigidrot-toy-motor\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{plugins.GROUP}]\ntoy_motor = rigidrot_toy_motor:COMPONENT\n")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: rigidrot-toys\nVersion: 0.1\n")
+    entries = "toy_motor = rigidrot_toy_motor:COMPONENT\ntoy_world = rigidrot_toy_world:COMPONENT\n"
+    (info / "entry_points.txt").write_text(f"[{plugins.GROUP}]\n{entries}")
 
 
 def _qmul(a, b):
@@ -150,6 +222,11 @@ def _qmul(a, b):
             w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
         ]
     )
+
+
+def _rotate(q, v):
+    """v turned by the unit quaternion q (body to world)."""
+    return _qmul(_qmul(q, np.concatenate([[0.0], v])), q * np.array([1.0, -1.0, -1.0, -1.0]))[1:]
 
 
 @pytest.mark.slow
@@ -167,7 +244,7 @@ def test_a_component_from_outside_the_package_is_one_file(tmp_path):
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
     # Registered after every built-in component, which keep their order.
-    assert found["names"] == [c.name for c in COMPONENTS] + ["toy_motor"]
+    assert found["names"] == [c.name for c in COMPONENTS] + ["toy_motor", "toy_world_torque"]
     # Off, it changes nothing a scenario shows: digest, observation, format page has its table.
     plain = find("RigidRot/Reorient-v0")
     assert found["digest"] == plain.digest()
@@ -193,6 +270,18 @@ def test_a_component_from_outside_the_package_is_one_file(tmp_path):
         np.testing.assert_allclose(episode["column"], torque / 3e-4, rtol=1e-6)
         sizes.append(torque)
     assert sizes[0] != sizes[1]  # drawn per episode
+    # The world torque: ω_world = ω_world(0) + τ t / I, which a torque held over each period
+    # at its start's attitude would miss by 1.8e-4 rad/s here (a turn of 0.05 rad a period).
+    tolerances = {"rk4": 1e-9, "pybullet": 0.02}  # pybullet: its own step's error, relative
+    for integrator, run in found["world"].items():
+        q, rates, torque = np.array(run["q"]), np.array(run["rates"]), np.array(run["torque"])
+        assert np.linalg.norm(torque) == pytest.approx(3e-4, rel=1e-12)
+        world = np.array([_rotate(qi, wi) for qi, wi in zip(q, rates, strict=True)])
+        expected = world[0] + np.outer(0.2 * np.arange(21), torque) / 0.1
+        error = np.abs(world - expected).max()
+        assert error < tolerances[integrator] * (
+            1.0 if integrator == "rk4" else np.abs(expected - world[0]).max()
+        )
 
 
 def _entry(tmp_path, monkeypatch, source: str, name: str = "extra") -> EntryPoint:

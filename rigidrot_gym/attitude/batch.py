@@ -155,5 +155,6 @@ class AttitudeBatch(BodyViews, Transport, Periods, Restarts, Results):
         momenta, sensor bias, disturbances, orbit phase and mean anomaly …) from the variates
         drawn for them, by name (:func:`~rigidrot_gym.attitude.starts.realism_draws`)."""
         episode = Episode(self, self._equipment, self._nominal, rows, realism_draws(variates, self.scenario))
-        for reset in RESETS:
-            reset(episode)
+        for runs, reset in RESETS:
+            if runs(self.scenario):
+                reset(episode)

@@ -172,9 +172,21 @@ def _reset_keys(episode: Episode) -> None:
     episode.equipment.keys[episode.rows] = keys_of(episode.draws["key"])
 
 
+def _always(scenario: Any) -> bool:
+    return True
+
+
 # The per-episode starts of the realism options, the core's then each component's in the
-# list's order (each writes its own fields: the order changes no number).
-RESETS = (_reset_keys, *(c.reset for c in COMPONENTS if c.reset is not None))
+# list's order (each writes its own fields: the order changes no number), each with when it
+# runs: a component drawn outside the realism block only where it is on (its draws are).
+RESETS = (
+    (_always, _reset_keys),
+    *(
+        (c.on if c.draws and not c.realism_block else _always, c.reset)
+        for c in COMPONENTS
+        if c.reset is not None
+    ),
+)
 
 
 @functools.cache
@@ -259,7 +271,7 @@ class Work(NamedTuple):
     (:class:`Carried`), so that a pass over bodies touches one block of memory."""
 
     staged: np.ndarray  # (8, N) the advanced states (committed by a swap with Bodies.state)
-    params: np.ndarray  # (SIZE, N) the torque parameters held over the period
+    params: np.ndarray  # (PARAMETER_ROWS, N) the torque parameters held over the period
     stats: np.ndarray  # (2, N) the integrator's statistics (most iterations, total)
     results: np.ndarray  # (10, N) rows OBSERVED, ANGLE, SPEED, EFFORT of the state evaluated
     body: np.ndarray  # (7, N) attitude and rates in the body frame (non-principal bodies)
@@ -299,6 +311,19 @@ class Settings(NamedTuple):
     dt: float
     options: np.ndarray
 
+
+def _torque_rows() -> dict[str, int]:
+    """Each component's torque term (Component.torque): its first row of Work.params, after
+    the compiled model's own and the terms of the components before it."""
+    rows, row = {}, TORQUE_PARAMETERS
+    for component in COMPONENTS:
+        if component.torque is not None:
+            rows[component.name], row = row, row + component.torque.term.size
+    return rows
+
+
+TORQUE_ROWS = _torque_rows()
+PARAMETER_ROWS = TORQUE_PARAMETERS + sum(c.torque.term.size for c in COMPONENTS if c.torque is not None)
 
 # Bodies per block of a pass. On one thread, as many as keep a block's arrays in a core's
 # L2 cache: each block pays a call of each component and the runtime checks (of overlap
@@ -346,7 +371,7 @@ class Carried(NamedTuple):
     hold: np.ndarray  # (N,) int64
     sources: np.ndarray  # (2, N) uint64
     staged: np.ndarray  # (8, N)
-    params: np.ndarray  # (SIZE, N)
+    params: np.ndarray  # (PARAMETER_ROWS, N)
     scratch: np.ndarray  # (SCRATCH_ROWS, N) rows STATS, ACTIONS_ROW …, RESULTS, BODY, VARIATES, RATE_INTEGRAL
     commands: np.ndarray  # (n, N)
     sensed: np.ndarray  # (8, N)
@@ -390,7 +415,7 @@ def carried(n: int, actuators: int) -> Carried:
         hold=np.zeros(n, dtype=np.int64),
         sources=np.zeros((2, 0), dtype=np.uint64),
         staged=staged,
-        params=np.zeros((TORQUE_PARAMETERS, n)),
+        params=np.zeros((PARAMETER_ROWS, n)),
         scratch=np.zeros((SCRATCH_ROWS, n)),
         commands=np.zeros((actuators, n)),
         sensed=np.zeros((STATE_SIZE, n)),

@@ -28,8 +28,10 @@ def run(
     carried: data.Carried,
     types: tuple,
     args: tuple,
+    model: Callable,
 ) -> tuple[int, int, int]:
-    """The period of the engine ``method`` (with its packed options ``opts``) on the
+    """The period of the engine ``method`` (with its packed options ``opts``, the batch's
+    compiled torque ``model``: :func:`~rigidrot_gym.attitude.stages.load.model`) on the
     arguments ``args`` of the pipeline's two parts, whose direct calls ``calls`` take the
     key ``types`` (:meth:`~rigidrot_gym.attitude.transport.Transport._run`): the pipeline
     up to the loads, the engine over the stepped bodies (gathered), their check, then the
@@ -49,7 +51,8 @@ def run(
     if rows.size:
         state = np.ascontiguousarray(carried.state[:, rows].T)
         moments = np.ascontiguousarray(carried.moments[:, rows].T)
-        loads = torques.Loads(np.ascontiguousarray(carried.params[:, rows].T))
+        # the engine evaluates the batch's own model (with its components' terms) in numpy
+        loads = torques.Loads(np.ascontiguousarray(carried.params[:, rows].T), model=model)
         traj, stats = Method.buffers(rows.size, 1, record=False)
         s = scenario
         method.run(state, moments, loads, 0.0, s.dt, 1, s.substeps, opts, False, traj, stats)

@@ -94,7 +94,6 @@ from rigidrot_gym.attitude.stages import (
     sense,
 )
 from rigidrot_gym.physics.plumbing.jit import kernel
-from rigidrot_gym.physics.rotation import torques
 
 # The records of numbers travel packed together (data.pack); this rebuilds their fields.
 _NUMBERS = unpacker(Rules, StartLaw)
@@ -109,9 +108,10 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
     per_block = THREAD_BLOCK if parallel else BLOCK
     # The stages, each built for these features (a stage with nothing to do is None).
     # The torque terms this scenario's loads hold, and no others (torques.model_of).
-    torque = torques.model_of(features.wheels, features.gravity_gradient, features.magnetorquers)
+    torque, read = load.model(features)
     acting, actuating = act.stage(features), actuate.stage(features, load.stage(features))
-    integrating, engine_rates = integrate.stage(step, torque, features, parallel), integrate.rates(torque)
+    integrating = integrate.stage(step, torque, read, features, parallel)
+    engine_rates = integrate.rates(torque, read)
     restarting, moving_on = restart.stage(), advance.stage(features)
     sensing = sense.stage(features, estimate.stage(features), estimate.shown(features))
     evaluating = evaluate.stage(features, observe.stage(features))

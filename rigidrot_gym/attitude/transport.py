@@ -19,6 +19,7 @@ import numpy as np
 from rigidrot_gym.attitude import data, engine_period, pipeline
 from rigidrot_gym.attitude.draws import sources
 from rigidrot_gym.attitude.result import extras_views
+from rigidrot_gym.attitude.stages import load
 from rigidrot_gym.attitude.task import rules_of
 from rigidrot_gym.physics.plumbing import jit
 
@@ -144,8 +145,10 @@ class Transport:
         settings, equipment, numbers = self._constants
         args = (call, settings, carried, equipment, numbers, outputs)
         if self._kernel is None:
+            carried = data.Carried(*carried)
+            model = load.model(self.features)[0]
             return engine_period.run(
-                self._calls, self.method, self.scenario, self.opts, data.Carried(*carried), types, args
+                self._calls, self.method, self.scenario, self.opts, carried, types, args, model
             )
         if self.num_threads == 1:
             return self._calls[0](types, args)

@@ -20,7 +20,7 @@ from rigidrot_gym.physics.rotation.torques import BODY, WORLD, Loads, model_torq
 
 def is_torque_free(loads: Loads) -> bool:
     """True when ``loads`` apply no torque at all."""
-    return loads.compiled and not np.any(loads.params)
+    return loads.compiled and loads.model is model_torque and not np.any(loads.params)
 
 
 def torque_of(
@@ -40,12 +40,12 @@ def torque_of(
             f"a Python torque is evaluated on the whole batch of {len(loads.params)} bodies, "
             f"not on {len(rows_params)} of them"
         )
-    if loads.compiled and not np.any(rows_params[:, WORLD:]):
+    if loads.compiled and loads.model is model_torque and not np.any(rows_params[:, WORLD:]):
         # A body torque alone (the env's case) is constant over the run.
         body = rows_params[:, BODY : BODY + 3].copy()
         return lambda t, q, w: body
     params = tuple(rows_params.T)
-    torque = model_torque if loads.compiled else loads.torque
+    torque = loads.model if loads.compiled else loads.torque
 
     def tau(t: float, q: np.ndarray, w: np.ndarray) -> np.ndarray:
         components = torque(t, tuple(q.T), tuple(w.T), params)

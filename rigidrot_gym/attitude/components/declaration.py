@@ -138,6 +138,21 @@ class Draw:
 
 
 @dataclass(frozen=True)
+class Torque:
+    """A torque a component adds to the compiled model, evaluated at every integrator
+    stage from the stage's attitude and rates: ``term``, its
+    :class:`~rigidrot_gym.physics.rotation.torques.Term`; ``on(features)``, whether a batch
+    with these flags has it; ``hold``, a compiled ``hold(bodies, equipment, work, dt, row,
+    i)`` that writes body i's ``term.size`` parameters, held over the period, into
+    ``work.params[row : row + size, i]`` (its rows, after the model's own and those of the
+    components before it)."""
+
+    term: Any
+    on: Callable[[Any], bool]
+    hold: Callable
+
+
+@dataclass(frozen=True)
 class Need:
     """Another component this one needs on, by name, and why (shown in the message)."""
 
@@ -179,7 +194,7 @@ class Component:
         features: its compile-time flags (:class:`Feature`).
         state: its fields of ``Equipment`` (:class:`State`).
         reset: its per-episode start, ``reset(episode)`` (:class:`Episode`), with realism
-            options on.
+            options on (and, drawn outside the realism block, only where it is on).
         restart: its turn of each episode start drawn outside the compiled period, where
             it is on: ``restart(start)`` (:class:`Start`) changes the drawn starts.
         work: the side of the square matrices its per-body work needs (four of them,
@@ -211,6 +226,9 @@ class Component:
               i's observation columns from ``column`` on, at its staged ``state``;
               returns the column after its own
               (:mod:`~rigidrot_gym.attitude.stages.observe`).
+        torque: a torque evaluated at every integrator stage (:class:`Torque`): a term of
+            the compiled torque model with parameters of its own, which the loads stage
+            holds over the period.
     """
 
     name: str
@@ -238,6 +256,7 @@ class Component:
     load: Callable[[Any], Callable | None] | None = None
     advance: Callable[[Any], Callable | None] | None = None
     observe: Callable[[Any], Callable | None] | None = None
+    torque: Torque | None = None
 
     @property
     def table_attribute(self) -> str:

@@ -54,9 +54,10 @@ def staged_valid(staged, i):
 
 
 @jitable
-def stage(step, torque, call, bodies, work, lo, hi, rods_off, source, integral):
+def stage(step, torque, read, call, bodies, work, lo, hi, rods_off, source, integral):
     """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
-    under the compiled torque model ``torque`` (every body without a step, and a waiting
+    under the compiled torque model ``torque``, whose parameters of each body ``read``
+    makes (:func:`~rigidrot_gym.physics.rotation.torques.reader`; every body without a step, and a waiting
     body, staged as it is; one that restarts in the call is left to the restart to
     stage), the magnetorquers' dipole off for the first ``rods_off``
     sub-steps (their duty cycle; None without one, which numba prunes); returns how many
@@ -80,11 +81,11 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off, source, integral):
                 integral[c, i] = 0.0
     if rods_off is not None and rods_off:  # the sub-steps with the rods off, then the rest (bitwise one run)
         magnetorquers.switch_off(work.params, work.body, lo, hi)
-        _run(step, torque, call, bodies, work, 0, min(rods_off, last), lo, hi, source, integral)
+        _run(step, torque, read, call, bodies, work, 0, min(rods_off, last), lo, hi, source, integral)
         magnetorquers.switch_on(work.params, work.body, lo, hi)
-        _run(step, torque, call, bodies, work, rods_off, last, lo, hi, None, integral)
+        _run(step, torque, read, call, bodies, work, rods_off, last, lo, hi, None, integral)
     else:
-        _run(step, torque, call, bodies, work, 0, last, lo, hi, source, integral)
+        _run(step, torque, read, call, bodies, work, 0, last, lo, hi, source, integral)
     failed = invalid = waiting = 0
     for i in jit.bodies(lo, hi):
         live = not call.waiting[i]
@@ -104,26 +105,26 @@ def stage(step, torque, call, bodies, work, lo, hi, rods_off, source, integral):
 
 
 @jitable
-def _run(step, torque, call, bodies, work, first, last, lo, hi, source, integral):
+def _run(step, torque, read, call, bodies, work, first, last, lo, hi, source, integral):
     """Sub-steps ``first`` … ``last`` − 1 (under one torque law) as :func:`_advance`; with
     an ``integral``, one at a time, each adding its part of ∫ω dt to it (None: pruned)."""
     if integral is None:
-        _advance(step, torque, call, bodies, work, first, last, lo, hi, source)
+        _advance(step, torque, read, call, bodies, work, first, last, lo, hi, source)
         return
     if first >= last:
         return
     h = call.dt / call.substeps  # as advance() steps: sub-step m starts at m h
     start = work.staged if source is None else source
     _add_rates(integral, start, 0.5 * h, lo, hi)
-    _add_acceleration(torque, bodies, work, integral, start, first * h, h * h / 12.0, lo, hi)
+    _add_acceleration(torque, read, bodies, work, integral, start, first * h, h * h / 12.0, lo, hi)
     for m in range(first, last):
-        _advance(step, torque, call, bodies, work, m, m + 1, lo, hi, source if m == first else None)
+        _advance(step, torque, read, call, bodies, work, m, m + 1, lo, hi, source if m == first else None)
         _add_rates(integral, work.staged, h if m + 1 < last else 0.5 * h, lo, hi)
-    _add_acceleration(torque, bodies, work, integral, work.staged, last * h, -h * h / 12.0, lo, hi)
+    _add_acceleration(torque, read, bodies, work, integral, work.staged, last * h, -h * h / 12.0, lo, hi)
 
 
 @jitable
-def integrate_rates_over_period(torque, call, bodies, work, integral, lo, hi):
+def integrate_rates_over_period(torque, read, call, bodies, work, integral, lo, hi):
     """∫ω dt over the period of bodies ``lo`` … ``hi`` − 1 into ``integral`` (3, N) where an
     engine's method advanced them, which gives the state at the period's end only: the
     module docstring's rule over the period as one interval, h = Δt, from ``bodies.state``
@@ -134,8 +135,8 @@ def integrate_rates_over_period(torque, call, bodies, work, integral, lo, hi):
             integral[c, i] = 0.0
     _add_rates(integral, bodies.state, 0.5 * h, lo, hi)
     _add_rates(integral, work.staged, 0.5 * h, lo, hi)
-    _add_acceleration(torque, bodies, work, integral, bodies.state, 0.0, h * h / 12.0, lo, hi)
-    _add_acceleration(torque, bodies, work, integral, work.staged, h, -h * h / 12.0, lo, hi)
+    _add_acceleration(torque, read, bodies, work, integral, bodies.state, 0.0, h * h / 12.0, lo, hi)
+    _add_acceleration(torque, read, bodies, work, integral, work.staged, h, -h * h / 12.0, lo, hi)
 
 
 @jitable
@@ -147,13 +148,13 @@ def _add_rates(integral, x, weight, lo, hi):
 
 
 @jitable
-def _add_acceleration(torque, bodies, work, integral, x, t, weight, lo, hi):
+def _add_acceleration(torque, read, bodies, work, integral, x, t, weight, lo, hi):
     """integral += weight · ω̇ of the bodies' states ``x`` at time ``t`` of the period."""
     m = bodies.moments
     for i in jit.bodies(lo, hi):
         q = (x[0, i], x[1, i], x[2, i], x[3, i])
         w = (x[4, i], x[5, i], x[6, i])
-        tau = torque(t, q, w, torques.parameters(work.params, i))
+        tau = torque(t, q, w, read(work.params, i))
         a = angular_acceleration((m[0, i], m[1, i], m[2, i]), w, tau)
         integral[0, i] += weight * a[0]
         integral[1, i] += weight * a[1]
@@ -161,7 +162,7 @@ def _add_acceleration(torque, bodies, work, integral, x, t, weight, lo, hi):
 
 
 @jitable
-def _advance(step, torque, call, bodies, work, first, last, lo, hi, source):
+def _advance(step, torque, read, call, bodies, work, first, last, lo, hi, source):
     """Sub-steps ``first`` … ``last`` − 1 of the period of bodies ``lo`` … ``hi`` − 1 into
     ``work.staged``, the first from ``source`` (None: from ``work.staged``)."""
     staged = work.staged
@@ -172,6 +173,7 @@ def _advance(step, torque, call, bodies, work, first, last, lo, hi, source):
         staged,
         bodies.moments,
         work.params,
+        read,
         0.0,
         call.dt,
         call.substeps,

@@ -15,9 +15,10 @@ from rigidrot_gym.attitude.data import Features
 from rigidrot_gym.physics.plumbing.jit import jitable
 
 
-def stage(step: Callable, torque: Callable, features: Features, parallel: bool) -> Callable:
+def stage(step: Callable, torque: Callable, read: Callable, features: Features, parallel: bool) -> Callable:
     """``integrate(call, bodies, equipment, work, lo, hi)``: bodies ``lo`` … ``hi`` − 1
-    staged by the method's ``step`` under the compiled ``torque`` model
+    staged by the method's ``step`` under the compiled ``torque`` model (each body's
+    parameters by ``read``)
     (:func:`~rigidrot_gym.attitude.components.integration.stage`); returns how many did not
     converge and how many are not valid."""
     with_duty_cycle, with_gyro = features.duty_cycle, features.gyro
@@ -30,18 +31,18 @@ def stage(step: Callable, torque: Callable, features: Features, parallel: bool) 
         rods_off = equipment.rods_off if with_duty_cycle else None
         source = bodies.state if from_states else None
         integral = work.rate_integral if with_gyro else None  # what the gyro reads
-        return integration.stage(step, torque, call, bodies, work, lo, hi, rods_off, source, integral)
+        return integration.stage(step, torque, read, call, bodies, work, lo, hi, rods_off, source, integral)
 
     return integrate
 
 
-def rates(torque: Callable) -> Callable:
+def rates(torque: Callable, read: Callable) -> Callable:
     """``rates(call, bodies, work, lo, hi)``: where an engine advanced bodies ``lo`` …
     ``hi`` − 1, their rates integrated over the period for the gyro
     (:func:`~rigidrot_gym.attitude.components.integration.integrate_rates_over_period`)."""
 
     @jitable
     def rates(call, bodies, work, lo, hi):
-        integration.integrate_rates_over_period(torque, call, bodies, work, work.rate_integral, lo, hi)
+        integration.integrate_rates_over_period(torque, read, call, bodies, work, work.rate_integral, lo, hi)
 
     return rates

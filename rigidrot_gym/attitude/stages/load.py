@@ -1,21 +1,26 @@
 """Stage 3, loads: the torque parameters each body holds over the period, the terms of the
-library's compiled torque model (:func:`~rigidrot_gym.physics.rotation.torques.model_of`).
+library's compiled torque model (:func:`model`,
+:func:`~rigidrot_gym.physics.rotation.torques.model_of`).
 
 The body torque is the sum of the torques the components declare (``load`` hooks,
 :func:`~rigidrot_gym.attitude.stages.hooks.declared`: the disturbances', and any
-component's held torque), in the list's order, then the actuators'. Reads
-``work.commands``, the body frames, the components' state, the field (with
+component's held torque), in the list's order, then the actuators'; a component's torque
+evaluated at every integrator stage (``Component.torque``) is a term of the model, whose
+parameters it holds in rows of its own (:data:`~rigidrot_gym.attitude.data.TORQUE_ROWS`).
+Reads ``work.commands``, the body frames, the components' state, the field (with
 magnetorquers), the wheel momenta and the orbit (gravity gradient); writes ``work.params``
 (and the magnetorquers' held dipole)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
-from rigidrot_gym.attitude.components import gravity_gradient, loads, magnetorquers
-from rigidrot_gym.attitude.data import Features
+from rigidrot_gym.attitude.components import COMPONENTS, gravity_gradient, loads, magnetorquers
+from rigidrot_gym.attitude.data import TORQUE_ROWS, Features
 from rigidrot_gym.attitude.stages.hooks import chain, declared
 from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.rotation import torques
 from rigidrot_gym.physics.rotation import vector as vec
 
 # A hook is ``load(bodies, equipment, work, dt, i) -> τ``: body i's body-frame torque (N·m).
@@ -34,13 +39,51 @@ def _nothing(bodies, equipment, work, dt, i):
     return (0.0, 0.0, 0.0)
 
 
+def _terms(features: Features) -> list:
+    """The components' torques (``Component.torque``) a batch with ``features`` has, in the
+    list's order, with their first rows."""
+    return [
+        (c.torque, TORQUE_ROWS[c.name]) for c in COMPONENTS if c.torque is not None and c.torque.on(features)
+    ]
+
+
+@functools.cache
+def model(features: Features) -> tuple[Callable, Callable]:
+    """The compiled torque model of a batch with ``features``: the library's terms its
+    loads hold (:func:`~rigidrot_gym.physics.rotation.torques.model_of`) and its components'
+    torques, and ``read(params, i)``, the reader of each body's parameter tuple."""
+    terms = tuple((torque.term, row) for torque, row in _terms(features))
+    compiled = torques.model_of(features.wheels, features.gravity_gradient, features.magnetorquers, terms)
+    return compiled, torques.reader(max([torques.SIZE] + [row + term.size for term, row in terms]))
+
+
+def _held(hold: Callable, row: int) -> Callable:
+    @jitable
+    def write(bodies, equipment, work, dt, i):
+        hold(bodies, equipment, work, dt, row, i)
+
+    return write
+
+
+def _in_turn(first: Callable, second: Callable) -> Callable:
+    @jitable
+    def both(bodies, equipment, work, dt, i):
+        first(bodies, equipment, work, dt, i)
+        second(bodies, equipment, work, dt, i)
+
+    return both
+
+
 def stage(features: Features) -> Callable:
     """``load(bodies, equipment, work, dt, i)``: body i's torque parameters held over the
     period: the components' torques, the actuators' (the magnetorquers' dipole in the
-    field), the wheels' momentum and the gravity gradient, where the scenario has them."""
+    field), the wheels' momentum, the gravity gradient and the components' terms, where
+    the scenario has them."""
     with_wheels, with_rods = features.wheels, features.magnetorquers
     with_gravity, with_orbit = features.gravity_gradient, features.orbit_gravity
     held = chain(declared("load", features), _then, _nothing)
+    with_terms = bool(_terms(features))
+    terms = chain((_held(torque.hold, row) for torque, row in _terms(features)), _in_turn, None)
 
     @jitable
     def load(bodies, equipment, work, dt, i):
@@ -62,5 +105,7 @@ def stage(features: Features) -> Callable:
                 gravity_gradient.hold_orbit(equipment, bodies, work.params, dt * bodies.steps[i], i)
             else:
                 gravity_gradient.hold(equipment, bodies, work.params, i)
+        if with_terms:
+            terms(bodies, equipment, work, dt, i)
 
     return load

@@ -48,6 +48,8 @@ missing and what is lost, and the kernels compile, run and cache as numba's own
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib
 import inspect
 import secrets
@@ -102,6 +104,10 @@ _CACHE_NAMES = (
     "CacheImpl._locator_classes",
     *(f"{locator}.{method}" for locator in _LOCATORS for method in ("from_function", "get_source_stamp")),
     *(f"FunctionCache.{method}" for method in ("load_overload", "save_overload", "flush", "cache_path")),
+    *(
+        f"IndexDataCacheFile.{method}"
+        for method in ("_load_index", "_save_index", "_data_name", "_save_data", "_dump")
+    ),
     "NullCache",
 )
 # What each feature's loss costs a user.
@@ -371,6 +377,12 @@ def _package_cache(base: type, package: Package) -> type:
     compilation: a cache that cannot be read is a miss, one that cannot be written is skipped."""
 
     class PackageCache(base):
+        def __init__(self, py_func):
+            super().__init__(py_func)
+            files = getattr(self, "_cache_file", None)  # where numba keeps them
+            if files is not None:
+                files.__class__ = _keyed_files(type(files))
+
         def load_overload(self, sig, target_context):
             try:
                 return super().load_overload(sig, target_context)
@@ -400,6 +412,31 @@ def _package_cache(base: type, package: Package) -> type:
                 super().save_overload(sig, data)
 
     return PackageCache
+
+
+@functools.cache
+def _keyed_files(base: type) -> type:
+    """Numba's index and data files of one kernel (``base``: ``IndexDataCacheFile``), each
+    entry's data file named by its key. Numba names a new entry's file by the first number
+    its index leaves free: two processes that save at once (test workers, Ray workers, the
+    subprocesses of a vector env, sharing one cache folder) take the same number, and the
+    index one of them writes may then point its kernel's key at the file the other wrote
+    last, another kernel's code, which later runs in its place, silently (seen here: an
+    ``rkn`` run loading another method's step). Named by the key's hash, two keys never share
+    a file; a race can only lose an index entry, which compiles the kernel again."""
+
+    class KeyedFiles(base):
+        def save(self, key, data):
+            digest = hashlib.sha256(self._dump(key)).digest()
+            name = self._data_name(int.from_bytes(digest[:8], "big"))
+            self._save_data(name, data)  # before the index points at it
+            overloads = self._load_index()
+            if overloads.get(key) != name:
+                overloads[key] = name
+                self._save_index(overloads)
+
+    KeyedFiles.__name__ = f"Keyed{base.__name__}"
+    return KeyedFiles
 
 
 # The compile notice, the inlining boost and the full vector width, on numba's compile events.

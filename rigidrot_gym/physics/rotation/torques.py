@@ -181,20 +181,59 @@ _CALLS = {
 }
 
 
+@dataclass(frozen=True, eq=False)
+class Term:
+    """A torque term that another layer adds to the compiled model (an env component's:
+    :func:`model_of`'s ``terms``): ``size`` parameters per body, in rows of the parameter
+    array after the model's own :data:`SIZE` (where :func:`model_of` places them), and
+    ``add``, a :func:`~rigidrot_gym.physics.plumbing.jit.jitable` function
+    ``add(tau, t, q, omega, own) -> τ`` that returns ``tau`` plus its torque (body frame,
+    principal axes, N·m, a 3-tuple) at the stage time ``t``, attitude ``q`` (slightly off
+    unit length at Runge–Kutta stages: normalise before turning a vector) and rates
+    ``omega``, ``own`` its parameters as a ``size``-tuple."""
+
+    name: str
+    size: int
+    add: Callable
+
+
 @functools.cache
-def model_of(wheels: bool, gravity: bool, magnetic: bool) -> Callable:
+def reader(size: int) -> Callable:
+    """``read(params, i)``: body ``i``'s first ``size`` parameters as a tuple, from
+    component-major ``params`` (≥ size, N); :func:`parameters` for the model's own SIZE."""
+    if size == SIZE:
+        return parameters
+    name = f"_parameters_{size}"
+    items = ", ".join(f"params[{k}, i]" for k in range(size))
+    # In this module's namespace under its own name, as model_of's functions.
+    exec(f"def {name}(params, i):\n    return ({items},)\n", globals())
+    globals()[name] = jitable(globals()[name])
+    return globals()[name]
+
+
+@functools.cache
+def model_of(
+    wheels: bool, gravity: bool, magnetic: bool, terms: tuple[tuple[Term, int], ...] = ()
+) -> Callable:
     """:func:`model_torque` of the body torque and only the terms named (the world torque
     and the point force left out), each evaluated for every body, with no branch on the
     parameters' values: a kernel whose batch uses just these terms (the env's scenario
     decides which) gets a loop over bodies that vectorises. The same terms in the same
     order as :func:`model_torque`: where it skips a term, that term is zero, and adding a
-    zero changes no bit (but the sign of a zero)."""
+    zero changes no bit (but the sign of a zero). Then each of ``terms`` (a :class:`Term`
+    and its first row, ≥ SIZE), in order; the parameter tuple is then read by
+    :func:`reader` of the rows the last one ends at."""
     chosen = [name for name, on in (("wheels", wheels), ("gravity", gravity), ("magnetic", magnetic)) if on]
-    if not chosen:
+    if not chosen and not terms:
         return body_torque
-    name = "_model_" + "_".join(chosen)
+    name = "_model_" + "_".join(chosen + [f"{term.name}{row}" for term, row in terms])
     lines = [f"def {name}(t, q, omega, p):", "    tau = _vector(p, BODY)"]
     lines += [f"    tau = {_CALLS[term]}" for term in chosen]
+    for term, row in terms:
+        if row < SIZE:
+            raise ValueError(f"term {term.name!r} must start at a row ≥ {SIZE} (the model's own), got {row}")
+        globals()[f"_term_{term.name}{row}"] = term.add
+        lines.append(f"    tau = _term_{term.name}{row}(tau, t, q, omega, p[{row}:{row + term.size}])")
     lines.append("    return tau")
     # Defined in this module's namespace under its own name: numba's cache and pickling
     # find it by module and name, as they find model_torque.
@@ -329,11 +368,14 @@ class Loads:
         torque: Python torque in the integrators' signature, or ``None`` when the
             compiled model covers every load (then methods run compiled).
         potential: Python potential in the integrators' signature (``None`` compiled).
+        model: the compiled model that ``params`` are the rows of (:func:`model_torque`,
+            or a :func:`model_of` with terms of another layer: an env's engine period).
     """
 
     params: np.ndarray
     torque: Callable | None = None
     potential: Callable | None = None
+    model: Callable = model_torque
 
     @property
     def compiled(self) -> bool:

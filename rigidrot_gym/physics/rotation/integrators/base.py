@@ -77,6 +77,7 @@ def advance(
     state,
     inertia,
     p,
+    read,
     t0,
     h,
     substeps,
@@ -102,7 +103,9 @@ def advance(
 
     Arrays are component-major so that ``state[c, i]`` is component ``c`` of body ``i``
     (or, with ``i`` the slice of :func:`~rigidrot_gym.physics.plumbing.jit.bodies` in numpy mode, of all
-    bodies): ``state`` (8, N), ``inertia`` (3, N), ``p`` (SIZE, N), ``momentum`` (3, N, or
+    bodies): ``state`` (8, N), ``inertia`` (3, N), ``p`` (SIZE, N, or more rows: ``read(p, i)``
+    makes body i's parameter tuple, :func:`~rigidrot_gym.physics.rotation.torques.parameters`
+    or a :func:`~rigidrot_gym.physics.rotation.torques.reader`), ``momentum`` (3, N, or
     empty without ``renormalize``), ``traj`` (steps + 1 or 0, 8, N) and ``stats`` (2, N: the
     most iterations of any step, and their total). The loop over bodies is innermost, so
     compiled it vectorises. A caller that never records nor renormalises (an env's period)
@@ -139,7 +142,9 @@ def advance(
         # Out of place, before the loop and not a branch in it: LLVM would merge the two
         # calls of a branch into one that reads either array, compiled with runtime overlap
         # checks that fail in place and run every sub-step without vectors.
-        _substep(step, torque, potential, source, state, inertia, p, n, t0 + n * hs, hs, opts, stats, lo, hi)
+        _substep(
+            step, torque, potential, source, state, inertia, p, read, n, t0 + n * hs, hs, opts, stats, lo, hi
+        )
         n, j = n + 1, j + 1
         if j == substeps:
             k, j = k + 1, 0
@@ -147,7 +152,21 @@ def advance(
         stop = min(last, n + substeps - j)
         for m in range(n, stop):
             _substep(
-                step, torque, potential, state, state, inertia, p, m, t0 + m * hs, hs, opts, stats, lo, hi
+                step,
+                torque,
+                potential,
+                state,
+                state,
+                inertia,
+                p,
+                read,
+                m,
+                t0 + m * hs,
+                hs,
+                opts,
+                stats,
+                lo,
+                hi,
             )
             # A loop of its own: a branch in the sub-step's loop keeps it from vectorising (RK4
             # over 4096 bodies: 45 ns per body-step instead of 14).
@@ -167,14 +186,14 @@ def advance(
 
 
 @inlined
-def _substep(step, torque, potential, x, state, inertia, p, m, t, h, opts, stats, lo, hi):
+def _substep(step, torque, potential, x, state, inertia, p, read, m, t, h, opts, stats, lo, hi):
     """Sub-step ``m`` (from time ``t``, of ``h``) of bodies ``lo`` … ``hi`` − 1 read from
     ``x`` and written to ``state`` (``x`` is ``state`` in place), as :func:`advance`."""
     for i in bodies(lo, hi):
         q = (x[0, i], x[1, i], x[2, i], x[3, i])
         w = (x[4, i], x[5, i], x[6, i])
         moments = (inertia[0, i], inertia[1, i], inertia[2, i])
-        q, w, s, iterations = step(m, t, h, q, w, x[7, i], moments, torque, potential, parameters(p, i), opts)
+        q, w, s, iterations = step(m, t, h, q, w, x[7, i], moments, torque, potential, read(p, i), opts)
         state[0, i], state[1, i], state[2, i], state[3, i] = q
         state[4, i], state[5, i], state[6, i] = w
         state[7, i] = s
@@ -196,6 +215,7 @@ def _compile_run(step: Callable, torque: Callable, renormalize: bool) -> Callabl
             state.T,
             inertia.T,
             p.T,
+            parameters,
             t0,
             h,
             substeps,
@@ -407,7 +427,19 @@ class ComponentMethod(Method):
                 first = last
         else:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                args = (state.T, inertia.T, loads.params.T, t0, h, substeps, 0, total, opts, renormalize)
+                args = (
+                    state.T,
+                    inertia.T,
+                    loads.params.T,
+                    parameters,
+                    t0,
+                    h,
+                    substeps,
+                    0,
+                    total,
+                    opts,
+                    renormalize,
+                )
                 rest = (momentum.T, frames, stats.T, 0, n)
                 advance(self.step, loads.torque, loads.potential, *args, *rest)
         if self.torque_evals_per_iteration and np.isinf(stats[:, 0]).any():
