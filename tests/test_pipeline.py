@@ -362,7 +362,7 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         moments=np.tile([[0.08], [0.10], [0.05]], n),
         principal=np.ascontiguousarray(principal),
         target=np.ascontiguousarray(quat.normalize(rng.normal(size=(n, 4))).T),
-        max_torque=np.full((3, n), 0.01),
+        limits=np.full((3, n), 0.01),
         steps=np.zeros(n, dtype=np.int64),
         hold=np.zeros(n, dtype=np.int64),
         sources=np.zeros((2, 0), dtype=np.uint64),

@@ -2,8 +2,9 @@
 body axes (τ = a ⊙ τ_max), a reaction-wheel assembly (τ = −A u;
 :mod:`~rigidrot_gym.attitude.components.wheels`), magnetorquers (dipoles m = a ⊙ m_max,
 τ = m × B; :mod:`~rigidrot_gym.attitude.components.magnetorquers`), or wheels and
-magnetorquers together (the rods unload the wheels), with their axes and limits. The
-action holds one entry per actuator: the wheels' (or torquers') first, then the rods'."""
+magnetorquers together (the rods unload the wheels), with their axes and limits, by kind,
+each in its own unit. The action holds one entry per actuator: the wheels' (or torquers')
+first, then the rods'."""
 
 from __future__ import annotations
 
@@ -17,24 +18,41 @@ from rigidrot_gym.physics.actuators import reaction_wheels
 
 
 @dataclass(frozen=True)
-class Actuators:
-    """The actuators of a scenario.
+class Kind:
+    """Actuators of one kind, alike but for their axes.
 
     Attributes:
-        axes: (3, n) body-frame axes (torquers, wheel spin axes, then rods).
-        max_torque: (n,) torque limit of each, N·m (for a magnetorquer: the dipole limit
-            of its rod, A·m²).
-        max_momentum: (n,) wheel momentum limit, N·m·s (inf for the others).
-        wheels: True for reaction wheels (τ_body = −A u), False for torquers.
-        rods: how many of the n are magnetorquers, the last entries (actions are their
-            dipoles: no torque of their own); the first n − rods give torques.
+        name: ``"torquers"`` (ideal torques about their axes), ``"wheels"`` (reaction
+            wheels: their motor torques turn the body backwards) or ``"rods"``
+            (magnetorquers: a dipole, no torque of its own).
+        axes: (3, k) their body-frame axes.
+        limits: (k,) each one's limit, in ``unit``.
+        unit: ``"N·m"`` (a torque) or ``"A·m²"`` (a dipole).
+        max_momentum: (k,) each one's momentum limit, N·m·s (inf but for wheels).
     """
 
+    name: str
     axes: np.ndarray
-    max_torque: np.ndarray
+    limits: np.ndarray
+    unit: str
     max_momentum: np.ndarray
-    wheels: bool
-    rods: int = 0
+
+    @property
+    def count(self) -> int:
+        return self.axes.shape[1]
+
+
+@dataclass(frozen=True)
+class Actuators:
+    """The actuators of a scenario, by kind (:class:`Kind`): the torquers or the wheels,
+    then the rods. The action holds one entry per actuator in that order, each scaled by
+    its limit in its kind's unit.
+
+    Attributes:
+        kinds: the kinds it has, in the action's order.
+    """
+
+    kinds: tuple[Kind, ...]
 
     @classmethod
     def torquers(cls, max_torque) -> Actuators:
@@ -46,35 +64,59 @@ class Actuators:
         limits = np.asarray(max_torque, dtype=np.float64)
         if limits.shape != (3,) or not np.all(np.isfinite(limits)) or not np.all(limits > 0):
             raise ValueError(f"max_torque must be 3 positive numbers, got {max_torque!r}")
-        return cls(np.eye(3), limits, np.full(3, np.inf), False)
+        return cls((Kind("torquers", np.eye(3), limits, "N·m", np.full(3, np.inf)),))
 
     @classmethod
     def of(cls, scenario: Scenario) -> Actuators:
         """The scenario's actuators."""
-        if scenario.wheels:
-            wheels = cls._wheels(scenario)
-        elif scenario.magnetorquers:  # the rods replace the torquers
-            wheels = cls(np.zeros((3, 0)), np.zeros(0), np.zeros(0), False)
-        else:
+        if not scenario.wheels and not scenario.magnetorquers:
             return cls.torquers(scenario.max_torque)
-        if not scenario.magnetorquers:
-            return wheels
-        return cls(
-            np.hstack([wheels.axes, np.eye(3)]),
-            np.concatenate([wheels.max_torque, scenario.magnetorquer_max_dipole]),
-            np.concatenate([wheels.max_momentum, np.full(3, np.inf)]),
-            wheels.wheels,
-            rods=3,
-        )
+        kinds = (cls._wheels(scenario),) if scenario.wheels else ()
+        if scenario.magnetorquers:  # with the wheels, or in place of the torquers
+            dipoles = np.asarray(scenario.magnetorquer_max_dipole, dtype=np.float64)
+            kinds += (Kind("rods", np.eye(3), dipoles, "A·m²", np.full(3, np.inf)),)
+        return cls(kinds)
 
-    @classmethod
-    def _wheels(cls, scenario: Scenario) -> Actuators:
+    @staticmethod
+    def _wheels(scenario: Scenario) -> Kind:
         axes = wheel_axes(scenario.wheel_layout)
         n = axes.shape[1]
         if scenario.wheel_model != "ideal":  # the preset's motor limit and momentum at top speed
             model = reaction_wheels.PRESETS[scenario.wheel_model]
-            return cls(axes, np.full(n, model.u_max), np.full(n, model.max_momentum), True)
-        return cls(axes, np.full(n, scenario.wheel_max_torque), np.full(n, scenario.wheel_max_momentum), True)
+            return Kind("wheels", axes, np.full(n, model.u_max), "N·m", np.full(n, model.max_momentum))
+        limits, momentum = np.full(n, scenario.wheel_max_torque), np.full(n, scenario.wheel_max_momentum)
+        return Kind("wheels", axes, limits, "N·m", momentum)
+
+    def _joined(self, field: str, empty: np.ndarray) -> np.ndarray:
+        parts = [getattr(kind, field) for kind in self.kinds]
+        return np.concatenate(parts, axis=-1) if parts else empty
+
+    @property
+    def axes(self) -> np.ndarray:
+        """(3, n) body-frame axes (torquers or wheel spin axes, then rods)."""
+        return self._joined("axes", np.zeros((3, 0)))
+
+    @property
+    def limits(self) -> np.ndarray:
+        """(n,) each actuator's limit in its kind's unit (N·m; A·m² for rods): what an
+        action of ±1 commands."""
+        return self._joined("limits", np.zeros(0))
+
+    @property
+    def max_momentum(self) -> np.ndarray:
+        """(n,) wheel momentum limits, N·m·s (inf for the others)."""
+        return self._joined("max_momentum", np.zeros(0))
+
+    @property
+    def wheels(self) -> bool:
+        """Reaction wheels (τ_body = −A u) rather than torquers."""
+        return any(kind.name == "wheels" for kind in self.kinds)
+
+    @property
+    def rods(self) -> int:
+        """How many of the n are magnetorquers, the last entries (actions are their
+        dipoles: no torque of their own)."""
+        return sum(kind.count for kind in self.kinds if kind.name == "rods")
 
     @property
     def count(self) -> int:
@@ -88,9 +130,14 @@ class Actuators:
         return self.count - self.rods
 
     @property
+    def max_torque(self) -> np.ndarray:
+        """(n − rods,) the torquing actuators' torque limits, N·m."""
+        return self.limits[: self.torquing]
+
+    @property
     def max_dipole(self) -> np.ndarray:
         """(rods,) the magnetorquers' dipole limits, A·m² (empty without them)."""
-        return self.max_torque[self.torquing :]
+        return self.limits[self.torquing :]
 
     @property
     def sign(self) -> float:

@@ -118,12 +118,12 @@ class AttitudeBatch(BodyViews, Transport, Periods, Restarts, Results):
         carried = data.carried(n, m)
         self._state, self._staged, self._params = carried.state, carried.staged, carried.params
         self._moments, self._principal, self._target = carried.moments, carried.principal, carried.target
-        self._max_torque, self._steps, self._hold = carried.max_torque, carried.steps, carried.hold
+        self._limits, self._steps, self._hold = carried.limits, carried.steps, carried.hold
         self._scratch, self._commands, self._sensed = carried.scratch, carried.commands, carried.sensed
         self._normals, self._estimator = carried.normals, carried.estimator
         self._moments[:] = moments[:, None]
         self._principal[:] = self._nominal[1][:, None]
-        self._max_torque[:] = self.actuators.max_torque[:, None]
+        self._limits[:] = self.actuators.limits[:, None]
         self._target[:] = quat.identity()[:, None]
         self._rngs: tuple[np.random.Generator, ...] = ()  # none yet: the env sets them at reset
         self._sources = sources(self._rngs)

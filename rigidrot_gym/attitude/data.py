@@ -114,7 +114,7 @@ class Bodies(NamedTuple):
     moments: np.ndarray  # (3, N) principal moments, kg·m²
     principal: np.ndarray  # (4, N) principal frames B (principal axes to body frame)
     target: np.ndarray  # (4, N) target attitudes
-    max_torque: np.ndarray  # (n, N) actuator torque limits, N·m
+    limits: np.ndarray  # (n, N) each actuator's limit, in its kind's unit (N·m; A·m² for rods)
     steps: np.ndarray  # (N,) int64 steps of the episode
     hold: np.ndarray  # (N,) int64 consecutive steps inside the tolerance
     sources: np.ndarray  # (2, N) uint64: each body's generator (draws.sources), for restarts
@@ -366,7 +366,7 @@ class Carried(NamedTuple):
     moments: np.ndarray  # (3, N)
     principal: np.ndarray  # (4, N)
     target: np.ndarray  # (4, N)
-    max_torque: np.ndarray  # (n, N)
+    limits: np.ndarray  # (n, N)
     steps: np.ndarray  # (N,) int64
     hold: np.ndarray  # (N,) int64
     sources: np.ndarray  # (2, N) uint64
@@ -410,7 +410,7 @@ def carried(n: int, actuators: int) -> Carried:
         moments=np.zeros((3, n)),
         principal=np.zeros((4, n)),
         target=np.zeros((4, n)),
-        max_torque=np.zeros((actuators, n)),
+        limits=np.zeros((actuators, n)),
         steps=np.zeros(n, dtype=np.int64),
         hold=np.zeros(n, dtype=np.int64),
         sources=np.zeros((2, 0), dtype=np.uint64),

@@ -137,7 +137,7 @@ def _compile(step: Callable | None, features: Features, part: str, parallel: boo
             moments=carried.moments,
             principal=carried.principal,
             target=carried.target,
-            max_torque=carried.max_torque,
+            limits=carried.limits,
             steps=carried.steps,
             hold=carried.hold,
             sources=carried.sources,

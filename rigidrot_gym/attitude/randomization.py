@@ -127,8 +127,8 @@ def _reset(episode) -> None:
         )
     if s.randomize_torque:  # the torquing actuators' limits (the rods' when they act alone)
         m = batch.actuators.torquing or batch.actuators.count
-        batch.max_torque[rows, :m] = spread(
-            batch.actuators.max_torque[:m], s.randomize_torque, draws["randomization.torque"][:, :m]
+        batch.limits[rows, :m] = spread(
+            batch.actuators.limits[:m], s.randomize_torque, draws["randomization.torque"][:, :m]
         )
 
 

@@ -96,7 +96,7 @@ class Transport:
             self._moments,
             self._principal,
             self._target,
-            self._max_torque,
+            self._limits,
             self._steps,
             self._hold,
             self._sources,

@@ -16,7 +16,7 @@ from rigidrot_gym.physics.rotation import quaternion as quat
 class BodyViews:
     """Row views of the batch's per-body arrays (a part of
     :class:`~rigidrot_gym.attitude.batch.AttitudeBatch`, whose ``_state``, ``_moments``,
-    ``_principal``, ``_max_torque``, ``_target``, ``_steps``, ``_hold`` and
+    ``_principal``, ``_limits``, ``_target``, ``_steps``, ``_hold`` and
     ``_equipment`` it reads). Every view writes through to the batch."""
 
     @property
@@ -35,9 +35,10 @@ class BodyViews:
         return self._principal.T
 
     @property
-    def max_torque(self) -> np.ndarray:
-        """(N, n) actuator torque limits, N·m (a view)."""
-        return self._max_torque.T
+    def limits(self) -> np.ndarray:
+        """(N, n) each body's actuator limits, in each kind's unit (N·m; A·m² for rods; a
+        view)."""
+        return self._limits.T
 
     @property
     def target(self) -> np.ndarray:

@@ -107,7 +107,7 @@ class Controller(ABC):
             dipole = dumping_dipole(self.dumping_gain, momentum, field)
             dipole = np.clip(dipole, -act.max_dipole, act.max_dipole)
             torque = torque - np.cross(dipole, field)
-        action = act.commands_for(torque) / act.max_torque[:torquing]
+        action = act.commands_for(torque) / act.max_torque
         if act.rods:
             action = np.concatenate([action, dipole / act.max_dipole], axis=-1)
         action = np.clip(action, -1.0, 1.0).astype(np.float32)

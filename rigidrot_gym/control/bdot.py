@@ -78,7 +78,7 @@ class BDot:
                 f"B-dot, got {scenario.id!r}"
             )
         gain = avanzini_gain(scenario) if gain is None else gain
-        return cls(gain, actuators.max_torque, scenario.max_rate)
+        return cls(gain, actuators.max_dipole, scenario.max_rate)
 
     def dipole(self, omega: np.ndarray, field: np.ndarray) -> np.ndarray:
         """m = (k/|B|) ω × b (..., 3), A·m², unclipped, from body rates ω (..., 3), rad/s,

@@ -75,7 +75,7 @@ def hold(call, bodies, frames, work, lo, hi):
             select(live, min(max(z, -1.0), 1.0), 0.0),
         )
         acts[0, i], acts[1, i], acts[2, i] = a
-        tau = vec.mul(a, column3(bodies.max_torque, i))
+        tau = vec.mul(a, column3(bodies.limits, i))
         if frames is not None:
             tau = qrotate_inv(column4(frames, i), tau)
         params[torques.BODY, i], params[torques.BODY + 1, i], params[torques.BODY + 2, i] = tau

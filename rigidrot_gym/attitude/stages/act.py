@@ -1,6 +1,6 @@
 """Stage 1, act: the agent's action read for the period.
 
-Reads ``call.action`` (and, for ideal torquers, ``bodies.max_torque`` and the body frames);
+Reads ``call.action`` (and, for ideal torquers, ``bodies.limits`` and the body frames);
 writes the clipped actions into ``work.actions`` and, for ideal torquers, the held body
 torque into ``work.params``."""
 

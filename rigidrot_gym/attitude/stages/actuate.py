@@ -1,7 +1,7 @@
 """Stage 2, actuate: each actuator's torque from its clipped action, after delay, noise and
 the wheels' momentum limits (real wheels: their motor rule and friction).
 
-Reads ``work.actions`` (or, with a delay, ``equipment.pending``), ``bodies.max_torque``,
+Reads ``work.actions`` (or, with a delay, ``equipment.pending``), ``bodies.limits``,
 the body rates (real wheels), the wheel momenta and the actuator noise's stream; writes
 ``work.commands`` (and, with the vectorising stream, the noise's normals into
 ``work.normals``). The loads (stage 3) follow body by body in the same pass."""
@@ -36,17 +36,17 @@ def command(features: Features) -> Callable:
         wheel_count = equipment.wheel_momentum.shape[1] if with_wheels else 0
         for k in range(work.actions.shape[0]):
             a = equipment.pending[i, k] if with_delay else work.actions[k, i]
-            u = a * bodies.max_torque[k, i]
+            u = a * bodies.limits[k, i]
             if with_noise:
                 if fast_noise:
                     xi = (noise[k], noise[k])
                 elif k % 2 == 0:
                     xi = actuator_noise.normals(equipment.keys[i], bodies.steps[i], k)
-                u = actuator_noise.perturb(u, bodies.max_torque[k, i], equipment.actuator_noise, xi[k % 2])
+                u = actuator_noise.perturb(u, bodies.limits[k, i], equipment.actuator_noise, xi[k % 2])
             if with_real_wheels and k < wheel_count:
                 axes = equipment.axes
                 spin = axes[0, k] * rates[0] + axes[1, k] * rates[1] + axes[2, k] * rates[2]
-                limit, h = bodies.max_torque[k, i], equipment.wheel_momentum[i, k]
+                limit, h = bodies.limits[k, i], equipment.wheel_momentum[i, k]
                 u = wheels.net_torque(equipment.wheel_model, u, limit, h, spin, call.dt)
             elif with_wheels and k < wheel_count:
                 u = wheels.limit_by_momentum(

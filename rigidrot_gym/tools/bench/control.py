@@ -181,7 +181,7 @@ def run_episodes(
     step = 0
     while running.any():
         action, _ = policy.predict(obs, deterministic=True)
-        commands = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * actuators.max_torque
+        commands = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * actuators.limits
         torque = actuators.body_torque(commands[:, : actuators.torquing])
         if actuators.rods:  # dipoles in the field the period starts in, as the env holds it
             field = obs[:, -magnetic_field.COLUMNS :] * magnetic_field.FIELD_SCALE
