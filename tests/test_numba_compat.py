@@ -276,7 +276,7 @@ def test_the_rk4_step_is_inlined_and_the_loop_over_bodies_vectorised():
 def _staged_steps(state, staged, inertia, p, h, substeps, opts, stats):
     """A control period of every body as an env's integration runs it: the first sub-step
     from ``state`` into ``staged``, the others in place there."""
-    args = (staged, inertia, p, 0.0, h, substeps, 0, substeps, opts, False, None, None, stats)
+    args = (staged, inertia, p, parameters, 0.0, h, substeps, 0, substeps, opts, False, None, None, stats)
     advance(rk4.step, body_torque, model_potential, *args, 0, state.shape[1], state)
 
 
@@ -309,7 +309,7 @@ def test_an_envs_sub_steps_vectorise_from_the_states_and_in_place():
 
 @njit(error_model="numpy")
 def _in_place(state, inertia, p, t0, h, substeps, first, last, opts, renormalize, stats):
-    args = (inertia, p, t0, h, substeps, first, last, opts, renormalize, None, None, stats)
+    args = (inertia, p, parameters, t0, h, substeps, first, last, opts, renormalize, None, None, stats)
     advance(rk4.step, body_torque, model_potential, state, *args, 0, state.shape[1])
 
 

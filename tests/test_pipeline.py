@@ -38,7 +38,6 @@ from rigidrot_gym.attitude import data, pipeline, starts
 from rigidrot_gym.attitude.components.evaluation import half_angle
 
 
-@njit(error_model="numpy")
 def _zeros(field: str) -> tuple:
     """The model record of Equipment's ``field`` with every number zero."""
     hints = typing.get_type_hints(data.RECORDS[field])
@@ -49,6 +48,7 @@ def _zeros(field: str) -> tuple:
     return data.RECORDS[field](*zeros)
 
 
+@njit(error_model="numpy")
 def _half_angles(sin_half, cos_half, out):
     for i in range(sin_half.size):
         out[i] = half_angle(sin_half[i], cos_half[i])
@@ -461,7 +461,7 @@ def test_one_evaluation_for_every_path(principal_axes):
     results = {}
     for name, kernel in kernels.items():
         carried = data.carried(n, 3)
-        for field in ("state", "moments", "principal", "target", "max_torque"):
+        for field in ("state", "moments", "principal", "target", "limits"):
             np.copyto(getattr(carried, field), getattr(bodies, field))
         np.copyto(carried.staged, bodies.state)  # the engine's part reads the staged states
         out = (
