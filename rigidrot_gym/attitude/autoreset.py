@@ -37,7 +37,7 @@ from rigidrot_gym.attitude.components import COMPONENTS
 from rigidrot_gym.attitude.components.declaration import Start
 from rigidrot_gym.attitude.data import NEAR_TARGET, REWARD, TERMINATED, TRUNCATED
 from rigidrot_gym.attitude.result import StepResult
-from rigidrot_gym.attitude.starts import start_states, variate_count
+from rigidrot_gym.attitude.starts import start_states
 from rigidrot_gym.physics.rotation import quaternion as quat
 
 if TYPE_CHECKING:  # the batch is assembled from this module's Restarts
@@ -67,7 +67,7 @@ class Restarts:
             )
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
         rngs = [self._rngs[i] for i in rows.tolist()]
-        q, omega, target, variates = start_states(self._law, variate_count(s), rngs)
+        q, omega, target, variates = start_states(self._law, self._variate_count, rngs)
         if self.features.realistic or s.realistic:
             self._reset_realism(rows, variates)
         for component in RESTARTS:

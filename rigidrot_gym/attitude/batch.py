@@ -45,7 +45,7 @@ from rigidrot_gym.attitude.draws import sources
 from rigidrot_gym.attitude.period import Periods
 from rigidrot_gym.attitude.result import Results
 from rigidrot_gym.attitude.scenario import Scenario
-from rigidrot_gym.attitude.starts import realism_draws, start_law
+from rigidrot_gym.attitude.starts import realism_draws, start_law, variate_count
 from rigidrot_gym.attitude.task import observation_size
 from rigidrot_gym.attitude.transport import Transport
 from rigidrot_gym.attitude.views import BodyViews
@@ -133,6 +133,9 @@ class AttitudeBatch(BodyViews, Transport, Periods, Restarts, Results):
         self._handed_out = False  # the outputs given away by result(), not to be written
         self._init_equipment()
         self._law = start_law(scenario)  # the start law, for the compiled step's restarts
+        self._variate_count = variate_count(scenario)
+        # The per-episode starts of the components the scenario has on (data.RESETS).
+        self._resets = tuple(reset for on, reset in RESETS if on(scenario))
         self._all = np.arange(n)
         self._no_waiting = np.zeros(n, dtype=bool)
         self._every = np.ones(n, dtype=bool)
@@ -155,6 +158,5 @@ class AttitudeBatch(BodyViews, Transport, Periods, Restarts, Results):
         momenta, sensor bias, disturbances, orbit phase and mean anomaly …) from the variates
         drawn for them, by name (:func:`~rigidrot_gym.attitude.starts.realism_draws`)."""
         episode = Episode(self, self._equipment, self._nominal, rows, realism_draws(variates, self.scenario))
-        for runs, reset in RESETS:
-            if runs(self.scenario):
-                reset(episode)
+        for reset in self._resets:
+            reset(episode)

@@ -9,7 +9,8 @@ task's step for the rows it restarts (:mod:`~rigidrot_gym.attitude.components.re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -65,9 +66,17 @@ _BLOCK = tuple(c for c in COMPONENTS if c.realism_block)
 _NORMAL_SLOTS, REALISM_VARIATES, REALISM_DRAWS = _layout(_BLOCK, key=True)
 
 
+_OUTSIDE = tuple(c for c in COMPONENTS if c.draws and not c.realism_block)
+
+
 def _appended(scenario: Scenario) -> tuple[tuple[int, int, dict[str, tuple[bool, slice | int]]], ...]:
     """The blocks of the components outside the realism block that the scenario has on."""
-    return tuple(_layout((c,)) for c in COMPONENTS if c.draws and not c.realism_block and c.on(scenario))
+    return _blocks_of(tuple(c.on(scenario) for c in _OUTSIDE)) if _OUTSIDE else ()
+
+
+@functools.cache
+def _blocks_of(on: tuple[bool, ...]) -> tuple[tuple[int, int, dict[str, tuple[bool, slice | int]]], ...]:
+    return tuple(_layout((c,)) for c, enabled in zip(_OUTSIDE, on, strict=True) if enabled)
 
 
 # The start ranges' scales, which the compiled start reads (start_state).
@@ -174,18 +183,41 @@ def start_states(
     return starts[:, 0:4], starts[:, 4:7], starts[:, 7:11], variates
 
 
-def realism_draws(variates: np.ndarray, scenario: Scenario) -> dict[str, np.ndarray]:
+# Where each draw of the realism block lies: (block 0, normal, where).
+_BLOCK_WHERE = {name: (0, *place) for name, place in REALISM_DRAWS.items()}
+
+
+class _Draws(Mapping):
+    """The draws of a block of variates by name, each made when first asked for: an
+    episode start reads only those of the components it resets."""
+
+    def __init__(self, variates: np.ndarray, scenario: Scenario):
+        start = BASE_VARIATES + REALISM_VARIATES
+        self._blocks, self._where = [[variates[:, BASE_VARIATES:start], _NORMAL_SLOTS, None]], _BLOCK_WHERE
+        for slots, count, layout in _appended(scenario):
+            self._blocks.append([variates[:, start : start + count], slots, None])
+            self._where = {**self._where, **{name: (len(self._blocks) - 1, *p) for name, p in layout.items()}}
+            start += count
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        index, normal, where = self._where[name]
+        block = self._blocks[index]
+        if not normal:
+            return block[0][:, where]
+        if block[2] is None:  # the block's normals, by Box–Muller, once
+            block[2] = box_muller(block[0][:, : block[1]])
+        return block[2][:, where]
+
+    def __iter__(self):
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+def realism_draws(variates: np.ndarray, scenario: Scenario) -> Mapping[str, np.ndarray]:
     """The draws of (R, :func:`variate_count`) ``variates`` after the first 12, by
     ``"component.draw"`` name (and ``"key"``, the noise key's uniform): standard normals or
     uniforms, (R,) for a draw of one, (R, k) of k; the realism block's (``REALISM_DRAWS``),
-    then those of the components on outside it."""
-    found: dict[str, np.ndarray] = {}
-    start = BASE_VARIATES
-    for slots, count, layout in ((_NORMAL_SLOTS, REALISM_VARIATES, REALISM_DRAWS), *_appended(scenario)):
-        block = variates[:, start : start + count]
-        normals = box_muller(block[:, :slots])
-        found.update(
-            {name: (normals if normal else block)[:, where] for name, (normal, where) in layout.items()}
-        )
-        start += count
-    return found
+    then those of the components on outside it. Each is made when first read."""
+    return _Draws(variates, scenario)

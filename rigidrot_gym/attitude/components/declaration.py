@@ -26,7 +26,7 @@ neither compiled nor carried.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +92,7 @@ class Episode:
     equipment: Any
     nominal: tuple[np.ndarray, np.ndarray]
     rows: np.ndarray
-    draws: dict[str, np.ndarray]
+    draws: Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -193,8 +193,8 @@ class Component:
             ``ScenarioError`` naming the fields (the scenario's source is added).
         features: its compile-time flags (:class:`Feature`).
         state: its fields of ``Equipment`` (:class:`State`).
-        reset: its per-episode start, ``reset(episode)`` (:class:`Episode`), with realism
-            options on (and, drawn outside the realism block, only where it is on).
+        reset: its per-episode start, ``reset(episode)`` (:class:`Episode`), where it is
+            on (its state is not read where it is off).
         restart: its turn of each episode start drawn outside the compiled period, where
             it is on: ``restart(start)`` (:class:`Start`) changes the drawn starts.
         work: the side of the square matrices its per-body work needs (four of them,
