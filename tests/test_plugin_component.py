@@ -17,6 +17,7 @@ import pytest
 
 from rigidrot_gym.attitude.components import BUILT_IN, COMPONENTS, plugins
 from rigidrot_gym.attitude.scenario import find
+from rigidrot_gym.physics.plumbing import jit
 
 # A motor that holds a torque about body z, its size drawn per episode: the whole component.
 TOY = '''
@@ -327,7 +328,11 @@ def test_components_follow_the_built_in_ones_by_entry_point_name_and_take_no_nam
         _entry(tmp_path, monkeypatch, component("first"), "b"),
         _entry(tmp_path, monkeypatch, component("second"), "a"),
     )
+    stamp = jit.source_digest()
     assert [c.name for c in plugins.checked([late, early], BUILT_IN)] == ["second", "first"]
+    # Checking stamps nothing (only the registration at import does): a process whose stamp
+    # changed would rewrite the shared cache's indexes, and the others would compile again.
+    assert jit.source_digest() == stamp
     again = _entry(tmp_path, monkeypatch, component("first"), "c")
     with pytest.raises(
         ValueError, match=r"entry point c = .*component name 'first' is taken by component 'first'"

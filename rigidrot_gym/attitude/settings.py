@@ -124,6 +124,12 @@ def or_preset(check: Check) -> Check:
     return Check(expected, convert)
 
 
+def or_preset_value(value: float | str, scale: float, preset: float) -> float:
+    """A model parameter of an :func:`or_preset` setting: ``value`` × ``scale`` (its unit to
+    SI), or ``preset`` where the scenario leaves it at :data:`PRESET`."""
+    return preset if value == PRESET else value * scale
+
+
 def bounded(maximum: float, positive: bool = False) -> Check:
     """A number in [0, ``maximum``] (or (0, ``maximum``] if ``positive``)."""
     expected = f"a number in {'(0' if positive else '[0'}, {maximum:g}]"

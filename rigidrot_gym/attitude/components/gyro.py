@@ -22,7 +22,16 @@ import numpy as np
 
 from rigidrot_gym.attitude import variates
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, State
-from rigidrot_gym.attitude.settings import PRESET, Table, bounded, choice, non_negative, or_preset, setting
+from rigidrot_gym.attitude.settings import (
+    PRESET,
+    Table,
+    bounded,
+    choice,
+    non_negative,
+    or_preset,
+    or_preset_value,
+    setting,
+)
 from rigidrot_gym.physics.plumbing.jit import jitable
 from rigidrot_gym.physics.sensors import gyro as gyro_model
 
@@ -86,11 +95,6 @@ class GyroTable(Table, key="gyro"):
     )
 
 
-def _given(value: float | str, scale: float, preset: float) -> float:
-    """A model parameter: the table's ``value`` × ``scale`` (to SI), or the preset's."""
-    return preset if value == PRESET else value * scale
-
-
 def constants(table: GyroTable) -> GyroModel:
     """Equipment.gyro_model: the preset's errors, those the table gives in its place
     (converted as NASA 42 does: σ_v = ARW / 60 √s, σ_u = stability / 3600 s / 60 √s);
@@ -99,9 +103,9 @@ def constants(table: GyroTable) -> GyroModel:
         return GyroModel(0.0, 0.0, 0.0, 0.0, 0.0)
     preset = gyro_model.PRESETS[table.model]
     return GyroModel(
-        arw=_given(table.arw_deg_per_sqrt_hour, _DEG / 60.0, preset.arw),
-        rrw=_given(table.bias_stability_deg_per_hour, _DEG / 3600.0 / 60.0, preset.rrw),
-        quantum=_given(table.pulse_arcsec, _ARCSEC, preset.quantum),
+        arw=or_preset_value(table.arw_deg_per_sqrt_hour, _DEG / 60.0, preset.arw),
+        rrw=or_preset_value(table.bias_stability_deg_per_hour, _DEG / 3600.0 / 60.0, preset.rrw),
+        quantum=or_preset_value(table.pulse_arcsec, _ARCSEC, preset.quantum),
         full_scale=preset.full_scale,
         initial_bias=table.initial_bias_deg_per_hour * DEG_PER_HOUR,
     )

@@ -70,12 +70,18 @@ def checked(entries: Iterable[EntryPoint], built_in: tuple[Component, ...]) -> t
         for kind, names in _names(component).items():
             taken.setdefault(kind, {}).update(dict.fromkeys(names, f"component {component.name!r} ({where})"))
         found.append(component)
-        source = getattr(sys.modules.get(entry.module), "__file__", None)
-        if source is not None:  # its hooks are compiled into the package's cached kernels
-            jit.stamp_also(source)
     return tuple(found)
 
 
 def discover(built_in: tuple[Component, ...]) -> tuple[Component, ...]:
-    """The components registered by the installed packages (:func:`checked`)."""
-    return checked(entry_points(group=GROUP), built_in)
+    """The components registered by the installed packages (:func:`checked`), each
+    module's source added to the stamp of the package's cached kernels, which compile its
+    hooks in (only here: a process whose stamp changed would rewrite the cache's indexes
+    under it, and every other process sharing the cache would compile again)."""
+    entries = entry_points(group=GROUP)
+    found = checked(entries, built_in)
+    for entry in entries:
+        source = getattr(sys.modules.get(entry.module), "__file__", None)
+        if source is not None:
+            jit.stamp_also(source)
+    return found

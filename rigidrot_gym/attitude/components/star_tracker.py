@@ -27,6 +27,7 @@ from rigidrot_gym.attitude.settings import (
     integer,
     non_negative,
     or_preset,
+    or_preset_value,
     quaternion,
     setting,
 )
@@ -99,12 +100,9 @@ def model_of(table: StarTrackerTable) -> tracker_model.StarTrackerModel:
     table gives in its place and the table's mounting."""
     preset = tracker_model.PRESETS[table.model]
 
-    def given(value: float | str, default: float) -> float:
-        return default if value == PRESET else value * _ARCSEC
-
     return tracker_model.StarTrackerModel(
-        noise_across=given(table.noise_across_arcsec, preset.noise_across),
-        noise_about=given(table.noise_about_arcsec, preset.noise_about),
+        noise_across=or_preset_value(table.noise_across_arcsec, _ARCSEC, preset.noise_across),
+        noise_about=or_preset_value(table.noise_about_arcsec, _ARCSEC, preset.noise_about),
         mounting=tuple(table.mounting),
         sun_exclusion=preset.sun_exclusion,
         earth_exclusion=preset.earth_exclusion,
