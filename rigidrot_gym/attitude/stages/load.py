@@ -82,8 +82,8 @@ def stage(features: Features) -> Callable:
     with_wheels, with_rods = features.wheels, features.magnetorquers
     with_gravity, with_orbit = features.gravity_gradient, features.orbit_gravity
     held = chain(declared("load", features), _then, _nothing)
-    with_terms = bool(_terms(features))
     terms = chain((_held(torque.hold, row) for torque, row in _terms(features)), _in_turn, None)
+    with_terms = terms is not None
 
     @jitable
     def load(bodies, equipment, work, dt, i):
