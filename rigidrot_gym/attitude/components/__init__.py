@@ -57,6 +57,7 @@ from rigidrot_gym.attitude.components import (
     star_tracker,
     sun_sensors,
     sunlight,
+    surfaces,
     targets,
     torquers,
     wheels,
@@ -86,6 +87,7 @@ BUILT_IN: tuple[Component, ...] = (
     sunlight.COMPONENT,
     magnetic_field.COMPONENT,
     randomization.COMPONENT,
+    surfaces.COMPONENT,
 )
 # Then those of other packages (entry points of the group ``rigidrot_gym.components``).
 PLUGINS = plugins.discover(BUILT_IN)

@@ -122,17 +122,25 @@ def start(anomaly: np.ndarray, rows: np.ndarray, uniforms: np.ndarray) -> None:
 
 @jitable
 def position(equipment, t, i):
-    """Body i's position (3-tuple, m, inertial frame) at its episode time ``t`` (s). On a
-    circular orbit the eccentric anomaly is the mean anomaly: Kepler's equation, four
-    fifths of the cost, is solved only for an ellipse."""
+    """Body i's position (3-tuple, m, inertial frame) at its episode time ``t`` (s)."""
+    r, _ = state(equipment, t, i)
+    return r
+
+
+@jitable
+def state(equipment, t, i):
+    """Body i's position (m) and velocity (m/s), 3-tuples in the inertial frame, at its
+    episode time ``t`` (s); the velocity of the osculating ellipse (with J2, without the
+    node's and perigee's drift, 10⁻⁶ of it in low orbit). On a circular orbit the eccentric
+    anomaly is the mean anomaly: Kepler's equation, four fifths of the cost, is solved only
+    for an ellipse."""
     o = equipment.orbit
     mean_anomaly = equipment.anomaly[i] + o[MEAN_RATE] * t
     e = o[ECC]
     anomaly = mean_anomaly if e == 0.0 else kepler.eccentric_anomaly(mean_anomaly, e)
-    r, _ = kepler.state_at(
+    return kepler.state_at(
         o[A], e, o[INCLINATION], o[RAAN] + o[RAAN_RATE] * t, o[ARGP] + o[ARGP_RATE] * t, anomaly, earth.MU
     )
-    return r
 
 
 @jitable
@@ -170,7 +178,7 @@ def _valid_elements(s) -> None:
 
 def _read(f) -> bool:
     """The components that read the orbit: the field, the Sun and a moving target along it,
-    the gravity gradient that follows it, and the spacecraft's sensors."""
+    the gravity gradient that follows it, the spacecraft's sensors and its surfaces."""
     return (
         f.orbit_gravity
         or f.magnetic_field
@@ -181,6 +189,7 @@ def _read(f) -> bool:
         or f.star_tracker
         or f.magnetometer
         or f.sun_sensors
+        or f.surfaces
     )
 
 

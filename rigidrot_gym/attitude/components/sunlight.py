@@ -133,7 +133,7 @@ COMPONENT = Component(
             "the epoch's Julian date (SunModel)",
             lambda b: constants(b.scenario.flight),
             # a moving target's kernel types the Sun frame's branch too (targets.track)
-            lambda f: f.sun or f.moving_target or f.sun_sensors or f.star_tracker,
+            lambda f: f.sun or f.moving_target or f.sun_sensors or f.star_tracker or f.surfaces,
             record=SunModel,
         ),
     ),
