@@ -498,11 +498,11 @@ def term(count: int) -> torques.Term:
     t = 0). The thrust is a step, so the torque is exact only where a run's steps do not
     straddle an on-time's end: split the period there. It is right-continuous (off at
     t = t_k), so a method that samples the torque at the end of a step (Runge–Kutta's last
-    stage) sees the thruster off there: a piece ending at t_k wants a method sampling inside
-    its steps (``nielsen_krenk``, at the midpoint), or the pieces' parameters with t_k past
-    their end. Sampled at Runge–Kutta stages across a switch instead, the delivered on-time
-    comes in fractions of the step, as with Basilisk's thrusterDynamicEffector (sixths with
-    RK4, its switch inclusive).
+    stage) sees the thruster off there: a piece ending at t_k wants a method sampling at the
+    start of its steps (``semi_implicit``), or the piece's parameters with t_k past its end.
+    Sampled at Runge–Kutta stages across a switch instead, the delivered on-time comes in
+    fractions of the step, as with Basilisk's thrusterDynamicEffector (sixths with RK4, its
+    switch inclusive).
 
     τ_k is in the frame the integrator runs in, its principal axes
     (:mod:`~rigidrot_gym.physics.rotation.torques`): a caller whose body frame is not

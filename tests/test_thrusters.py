@@ -1,0 +1,430 @@
+"""Thrusters (rigidrot_gym.physics.actuators.thrusters): closed forms of the set's force, torque
+and propellant, the torque term integrated by the library, the compiled path against numpy,
+the argument checks, and Basilisk's thrForceMapping, thrFiringSchmitt, thrFiringRemainder and
+thrusterDynamicEffector run side by side on the same requests."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import pytest
+
+from rigidrot_gym.physics.actuators import thrusters as thr
+from rigidrot_gym.physics.actuators.thrusters import (
+    ThrusterSet,
+    eight_thrusters,
+    map_forces,
+    remainder_on_time,
+    remainder_on_times,
+    schmitt_on_time,
+    schmitt_on_times,
+    term,
+    term_parameters,
+)
+from rigidrot_gym.physics.rotation import torques
+from rigidrot_gym.physics.rotation.propagate import propagate
+
+HALF = (0.5, 0.4, 0.3)  # m, a box's half-sizes
+SET = eight_thrusters(HALF)
+
+_rng = np.random.default_rng(4)
+_directions = _rng.normal(size=(10, 3))
+SCATTERED = ThrusterSet(
+    _rng.uniform(-0.5, 0.5, (10, 3)),
+    _directions / np.linalg.norm(_directions, axis=1, keepdims=True),
+    _rng.uniform(0.5, 2.0, 10),
+    0.02,
+    220.0,
+)
+
+# Basilisk's 8-thruster RCS set of test_thrForceMapping.py.
+BSK_POSITIONS = [
+    [-0.86360, -0.82550, 1.79070],
+    [-0.82550, -0.86360, 1.79070],
+    [0.82550, 0.86360, 1.79070],
+    [0.86360, 0.82550, 1.79070],
+    [-0.86360, -0.82550, -1.79070],
+    [-0.82550, -0.86360, -1.79070],
+    [0.82550, 0.86360, -1.79070],
+    [0.86360, 0.82550, -1.79070],
+]
+BSK_DIRECTIONS = [[1, 0, 0], [0, 1, 0], [0, -1, 0], [-1, 0, 0]] * 2
+
+
+# -- closed forms --------------------------------------------------------------------------
+
+
+def test_one_thruster_torque_force_and_propellant():
+    r, d = np.array([0.3, -0.2, 0.7]), np.array([0.0, 0.6, 0.8])
+    one = ThrusterSet([r], [d], 2.0, 0.01, 220.0)
+    f = np.array([1.5])
+    np.testing.assert_allclose(one.torque(f), 1.5 * np.cross(r, d), rtol=1e-15)
+    np.testing.assert_allclose(one.force(f), 1.5 * d, rtol=1e-15)
+    assert one.propellant([0.25]) == pytest.approx(2.0 * 0.25 / (220.0 * 9.80665), rel=1e-15)
+
+
+def test_eight_thrusters_reproduce_basilisks_test_layout():
+    bsk = eight_thrusters((0.8636, 0.8636, 1.7907), inset=0.0381)
+    np.testing.assert_allclose(bsk.positions, BSK_POSITIONS, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(bsk.directions, BSK_DIRECTIONS)
+    assert (bsk.max_thrust == 0.9).all() and (bsk.isp == 227.5).all() and (bsk.min_on_time == 0.02).all()
+
+
+def test_eight_thrusters_couples_and_reach():
+    a, b, c = HALF
+    m = min(a, b)
+    arms = SET.torque_arms
+    # All eight firing: no force, no torque (Basilisk's substractMin assumes it).
+    np.testing.assert_allclose(SET.force(np.ones(8)), 0.0, atol=1e-15)
+    np.testing.assert_allclose(SET.torque(np.ones(8)), 0.0, atol=1e-15)
+    # Opposite thrusters along one axis, one at each corner: a pure couple.
+    for i, j in [(0, 3), (0, 7), (4, 3), (4, 7), (1, 2), (1, 6), (5, 2), (5, 6)]:
+        f = np.zeros(8)
+        f[[i, j]] = 0.9
+        np.testing.assert_allclose(SET.force(f), 0.0, atol=1e-15)
+        np.testing.assert_allclose(SET.torque(f), 0.9 * (arms[i] + arms[j]), rtol=1e-15)
+    np.testing.assert_allclose(arms[0], [0.0, c, m], rtol=1e-15)
+    np.testing.assert_allclose(arms[1], [-c, 0.0, -m], rtol=1e-15)
+    # Each signed axis by non-negative forces (Basilisk's mapping), exactly.
+    for axis in np.concatenate([np.eye(3), -np.eye(3)]):
+        f = map_forces(0.1 * axis, SET)
+        assert f.min() == 0.0
+        np.testing.assert_allclose(SET.torque(f), 0.1 * axis, rtol=0, atol=1e-15)
+
+
+# -- the torque term -----------------------------------------------------------------------
+
+
+def _own(values):
+    return tuple(float(v) for v in values)
+
+
+def test_term_fires_each_thruster_until_its_on_time():
+    on = np.array([0.1, 0.0, 0.35, 0.2, 0.0, 0.5, 0.05, 0.3])
+    own = _own(term_parameters(SET, on))
+    add = term(8).add
+    full = SET.max_thrust[:, None] * SET.torque_arms
+    for t in (0.0, 0.05, 0.1, 0.15, 0.3, 0.49, 0.5, 0.7):
+        tau = add((1.0, 2.0, 3.0), t, (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), own)
+        expected = np.array([1.0, 2.0, 3.0]) + full[t < on].sum(axis=0)
+        np.testing.assert_allclose(np.array(tau, dtype=float), expected, rtol=1e-15, atol=1e-15)
+    assert term(8) is term(8) and term(8).size == 32 and term(3).size == 12
+
+
+_ADD_2 = term(2).add  # a global: numba calls a registered function by name, not as an argument
+
+
+@numba.njit
+def _compiled_add(times, q, omega, rows):
+    out = np.empty((times.size, rows.shape[0], 3))
+    for n in range(times.size):
+        for i in range(rows.shape[0]):
+            own = (
+                rows[i, 0],
+                rows[i, 1],
+                rows[i, 2],
+                rows[i, 3],
+                rows[i, 4],
+                rows[i, 5],
+                rows[i, 6],
+                rows[i, 7],
+            )
+            x, y, z = _ADD_2((0.1, -0.2, 0.3), times[n], q, omega, own)
+            out[n, i] = (x, y, z)
+    return out
+
+
+def test_term_compiled_equals_numpy():
+    rng = np.random.default_rng(5)
+    count, bodies = 2, 50
+    rows = np.concatenate([rng.normal(0, 0.5, (bodies, 3)), rng.uniform(0, 1, (bodies, 1))] * count, axis=1)
+    times = np.linspace(0.0, 1.0, 41)
+    add = term(count).add
+    compiled = _compiled_add(times, (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), rows)
+    for n, t in enumerate(times):
+        numpy = add((0.1, -0.2, 0.3), t, None, None, tuple(rows.T))
+        assert compiled[n].tobytes() == np.stack(numpy, axis=-1).tobytes()
+    # Within the model the env compiles: torques.model_of places it after the model's own rows.
+    model = torques.model_of(False, False, False, ((term(count), torques.SIZE),))
+    params = np.zeros((torques.SIZE + 4 * count, bodies))
+    params[torques.SIZE :] = rows.T
+    read = torques.reader(torques.SIZE + 4 * count)
+
+    @numba.njit
+    def run(params, t):
+        out = np.empty((params.shape[1], 3))
+        for i in range(params.shape[1]):
+            x, y, z = model(t, (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0), read(params, i))
+            out[i] = (x, y, z)
+        return out
+
+    zero = np.zeros(bodies)
+    numpy = np.stack(add((zero, zero, zero), 0.4, None, None, tuple(rows.T)), axis=-1)
+    assert run(params, 0.4).tobytes() == (numpy + 0.0).tobytes()
+
+
+def test_sphere_fired_by_one_thruster():
+    """A sphere (I = 0.8 kg·m²) spinning at ω₀, one thruster of SET fired for 0.37 s of a 1 s
+    period: integrated by the library with the term, split at the switching instant, the rate
+    changes by τ t_on / I. semi_implicit samples the torque at each step's start, so each
+    piece sees the torque of its side of the switch (Runge–Kutta's last stage, at the piece's
+    end, would see the thruster off)."""
+    inertia, t_on, period = 0.8, 0.37, 1.0
+    on = np.zeros(8)
+    on[2] = t_on
+    own = term_parameters(SET, on)
+    add = term(8).add
+
+    def torque(t, q, omega):
+        zero = np.zeros(q.shape[:-1])
+        tau = add((zero, zero, zero), t, None, None, tuple(np.broadcast_to(v, zero.shape) for v in own))
+        return np.stack(tau, axis=-1)
+
+    omega0 = np.array([0.01, -0.02, 0.005])
+    q, w, t0 = np.array([1.0, 0.0, 0.0, 0.0]), omega0, 0.0
+    for end in (t_on, period):
+        traj = propagate(q, w, [inertia] * 3, end - t0, 1, "semi_implicit", torque, t0=t0, substeps=7)
+        q, w, t0 = traj.q[-1], traj.omega[-1], end
+    expected = omega0 + SET.max_thrust[2] * SET.torque_arms[2] * t_on / inertia
+    print(f"\nsphere: |Δω| relative error {np.max(np.abs(w - expected)) / np.max(np.abs(expected)):.1e}")
+    np.testing.assert_allclose(w, expected, rtol=1e-12, atol=0)
+
+
+# -- pulse modulation: closed cases -----------------------------------------------------------
+
+
+def test_schmitt_rules():
+    f_max, dt, t_min = 1.0, 0.5, 0.05
+    args = (f_max, dt, t_min, 0.75, 0.25, 0)
+    assert schmitt_on_time(0.2, False, *args) == (0.1, True)  # above t_min: as requested
+    assert schmitt_on_time(1.0, False, *args) == (0.55, True)  # a whole period: 1.1 Δt
+    assert schmitt_on_time(-1.0, True, *args) == (0.0, False)  # negative: zero, below level_off
+    assert schmitt_on_time(0.08, False, *args) == (0.05, True)  # level 0.8 ≥ level_on
+    assert schmitt_on_time(0.05, True, *args) == (0.05, True)  # level 0.5, was on: t_min
+    assert schmitt_on_time(0.05, False, *args) == (0.0, False)  # level 0.5, was off: none
+    assert schmitt_on_time(0.02, True, *args) == (0.0, False)  # level 0.2 ≤ level_off
+    # Off-pulsing: the request is a reduction from F_max.
+    assert schmitt_on_time(-0.6, False, f_max, dt, t_min, 0.75, 0.25, 1) == (0.2, True)
+
+
+def test_remainder_carries_short_requests():
+    f_max, dt, t_min = 1.0, 0.5, 0.05
+    on, rem = remainder_on_time(0.04, 0.0, f_max, dt, t_min, 0)  # 0.02 s: carried, 0.4 pulses
+    assert on == 0.0 and rem == pytest.approx(0.4, rel=1e-15)
+    on, rem = remainder_on_time(0.04, rem, f_max, dt, t_min, 0)  # 0.02 + 0.02 s: still short
+    assert on == 0.0 and rem == pytest.approx(0.8, rel=1e-15)
+    on, rem = remainder_on_time(0.04, rem, f_max, dt, t_min, 0)  # 0.06 s: fires it all
+    assert on == pytest.approx(0.06, rel=1e-15) and rem == 0.0
+    assert remainder_on_time(3.0, 0.0, f_max, dt, t_min, 0) == (pytest.approx(0.55, rel=1e-15), 0.0)
+    # No minimum on-time: everything fires as requested.
+    assert remainder_on_time(0.01, 0.0, f_max, dt, 0.0, 0) == (0.005, 0.0)
+
+
+@numba.njit
+def _compiled_modulation(forces, f_max, dt, t_min):
+    schmitt, remainder = np.empty_like(forces), np.empty_like(forces)
+    for k in range(forces.shape[1]):
+        last, rem = False, 0.0
+        for n in range(forces.shape[0]):
+            schmitt[n, k], last = schmitt_on_time(forces[n, k], last, f_max[k], dt, t_min[k], 0.75, 0.25, 0)
+            remainder[n, k], rem = remainder_on_time(forces[n, k], rem, f_max[k], dt, t_min[k], 0)
+    return schmitt, remainder
+
+
+def test_modulation_compiled_equals_numpy():
+    forces = np.random.default_rng(2).uniform(-0.2, 1.2, (200, 8)) * SET.max_thrust
+    schmitt, remainder = _compiled_modulation(forces, SET.max_thrust, 0.5, SET.min_on_time)
+    np.testing.assert_array_equal(schmitt, schmitt_on_times(forces, SET, 0.5, 0.75, 0.25))
+    np.testing.assert_array_equal(remainder, remainder_on_times(forces, SET, 0.5))
+
+
+# -- arguments -----------------------------------------------------------------------------
+
+GOOD = dict(
+    positions=[[0.1, 0.2, 0.3], [-0.1, 0.0, 0.2]],
+    directions=[[1.0, 0.0, 0.0], [0.0, 0.0, -1.0]],
+    max_thrust=[1.0, 2.0],
+    min_on_time=0.02,
+    isp=200.0,
+)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("positions", [[0.1, 0.2]]),
+        ("positions", [[math.nan, 0.0, 0.0], [0.0, 0.0, 0.0]]),
+        ("positions", np.zeros((37, 3))),
+        ("positions", [0.1, 0.2, 0.3]),
+        ("directions", [[1.0, 0.0, 0.0]]),
+        ("directions", [[1.0, 0.1, 0.0], [0.0, 0.0, 1.0]]),
+        ("directions", [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+        ("directions", [[math.nan, 0.0, 0.0], [0.0, 0.0, 1.0]]),
+        ("max_thrust", [1.0, -2.0]),
+        ("max_thrust", 0.0),
+        ("max_thrust", [1.0, 2.0, 3.0]),
+        ("max_thrust", math.nan),
+        ("min_on_time", -0.01),
+        ("min_on_time", math.inf),
+        ("isp", 0.0),
+        ("isp", "200"),
+    ],
+)
+def test_each_field_is_checked(field, value):
+    with pytest.raises(ValueError, match=field):
+        ThrusterSet(**{**GOOD, field: value})
+
+
+def test_directions_close_to_unit_are_normalised_and_fields_read_only():
+    s = ThrusterSet(**{**GOOD, "directions": [[1.0 + 1e-9, 0.0, 0.0], [0.0, 0.0, -1.0]]})
+    assert s.directions[0, 0] == 1.0 and s.max_thrust.tolist() == [1.0, 2.0] and s.isp.shape == (2,)
+    with pytest.raises(ValueError):
+        s.positions[0, 0] = 1.0
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: map_forces([1.0, 0.0], SET), "torque"),
+        (lambda: map_forces([math.nan, 0.0, 0.0], SET), "torque"),
+        (lambda: map_forces([1.0, 0.0, 0.0], SET, thr_force_sign=0), "thr_force_sign"),
+        (lambda: map_forces([1.0, 0.0, 0.0], SET, control_axes=[[0.0, 0.0, 0.0]]), "control_axes"),
+        (lambda: map_forces([1.0, 0.0, 0.0], SET, center_of_mass=[0.0, 0.0]), "center_of_mass"),
+        (lambda: map_forces([1.0, 0.0, 0.0], SET, use_2nd_loop=1), "use_2nd_loop"),
+        (lambda: map_forces([1.0, 0.0, 0.0], SET, epsilon=-1.0), "epsilon"),
+        (lambda: schmitt_on_times(np.zeros((3, 7)), SET, 0.5, 0.75, 0.25), "forces"),
+        (lambda: remainder_on_times(np.zeros((3, 8)), SET, 0.0), "period"),
+        (lambda: remainder_on_times(np.zeros((3, 8)), SET, 0.5, 2), "base_thrust_state"),
+        (lambda: SET.torque(np.zeros(7)), "forces"),
+        (lambda: SET.propellant(np.full(8, math.nan)), "on_times"),
+        (lambda: term_parameters(SET, np.zeros(3)), "on_times"),
+        (lambda: term(0), "count"),
+        (lambda: term(37), "count"),
+        (lambda: eight_thrusters((0.5, -0.4, 0.3)), "half_sizes"),
+        (lambda: eight_thrusters((0.5, 0.4)), "half_sizes"),
+        (lambda: eight_thrusters(HALF, inset=0.4), "inset"),
+        (lambda: thr.ThrusterModel(-1.0, 0.0, 200.0), "max_thrust"),
+    ],
+)
+def test_function_arguments_are_checked(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+# -- side by side with Basilisk ------------------------------------------------------------
+
+
+def _sim(period_ns: int):
+    from Basilisk.utilities import SimulationBaseClass
+
+    sim = SimulationBaseClass.SimBaseClass()
+    sim.CreateNewProcess("proc").addTask(sim.CreateNewTask("task", period_ns))
+    return sim
+
+
+def _config_message(thrusters: ThrusterSet):
+    """Basilisk's THRArrayConfigMsg of the set, as simIncludeThruster's getConfigMessage writes it."""
+    from Basilisk.architecture import messaging
+
+    payload = messaging.THRArrayConfigMsgPayload()
+    for i in range(thrusters.count):
+        one = messaging.THRConfigMsgPayload()
+        one.maxThrust = float(thrusters.max_thrust[i])
+        one.rThrust_B = thrusters.positions[i].tolist()
+        one.tHatThrust_B = thrusters.directions[i].tolist()
+        messaging.ThrustConfigArray_setitem(payload.thrusters, i, one)
+    payload.numThrusters = thrusters.count
+    return messaging.THRArrayConfigMsg().write(payload)
+
+
+def basilisk_mapping(thrusters: ThrusterSet, requests: np.ndarray, com, **settings) -> np.ndarray:
+    """Basilisk's thrForceMapping run once per request (one call per tick of 1 s)."""
+    from Basilisk.architecture import messaging
+    from Basilisk.fswAlgorithms import thrForceMapping
+
+    sim = _sim(10**9)
+    module = thrForceMapping.thrForceMapping()
+    module.controlAxes_B = np.eye(3).ravel().tolist()  # Basilisk's default: none
+    for name, value in settings.items():
+        setattr(module, name, value)
+    vehicle = messaging.VehicleConfigMsgPayload()
+    vehicle.CoM_B = list(com)
+    vehicle_msg = messaging.VehicleConfigMsg().write(vehicle)
+    torque = messaging.CmdTorqueBodyMsgPayload()
+    torque_msg = messaging.CmdTorqueBodyMsg().write(torque)
+    config_msg = _config_message(thrusters)
+    module.cmdTorqueInMsg.subscribeTo(torque_msg)
+    module.thrConfigInMsg.subscribeTo(config_msg)
+    module.vehConfigInMsg.subscribeTo(vehicle_msg)
+    sim.AddModelToTask("task", module)
+    recorder = module.thrForceCmdOutMsg.recorder()
+    sim.AddModelToTask("task", recorder)
+    sim.InitializeSimulation()
+    for n, request in enumerate(requests):
+        torque.torqueRequestBody = request.tolist()
+        torque_msg.write(torque, n * 10**9)
+        sim.ConfigureStopTime(n * 10**9)
+        sim.ExecuteSimulation()
+    return np.asarray(recorder.thrForce)[:, : thrusters.count]
+
+
+MAPPINGS = {
+    # name: (thrusters, centre of mass, Basilisk's settings)
+    "8 thrusters, +1": (SET, (0.0, 0.0, 0.0), {"thrForceSign": 1}),
+    "8 thrusters, +1, CoM offset, 2nd loop, angle 10°": (
+        SET,
+        (0.03, 0.001, 0.02),
+        {"thrForceSign": 1, "use2ndLoop": 1, "angErrThresh": math.radians(10.0), "epsilon": 0.0005},
+    ),
+    "8 thrusters, +1, control axes x and z": (
+        SET,
+        (0.0, 0.0, 0.0),
+        {"thrForceSign": 1, "controlAxes_B": [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]},
+    ),
+    # The eight's torques come in equal pairs, so the thrusters that off-pulsing keeps rarely
+    # span three axes; a set of thrusters at random gives the 2nd loop something to map.
+    "10 thrusters at random, -1 (off-pulsing)": (SCATTERED, (0.01, -0.02, 0.0), {"thrForceSign": -1}),
+}
+
+
+def _our_settings(settings: dict) -> dict:
+    axes = np.reshape(settings.get("controlAxes_B", np.eye(3).ravel()), (3, 3))
+    return {
+        "control_axes": axes[np.linalg.norm(axes, axis=1) > 0],
+        "thr_force_sign": settings["thrForceSign"],
+        "ang_err_thresh": settings.get("angErrThresh", 0.0),
+        "epsilon": settings.get("epsilon", 0.0),
+        "use_2nd_loop": bool(settings.get("use2ndLoop", 0)),
+    }
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("case", list(MAPPINGS))
+def test_force_mapping_against_basilisk(case):
+    """Random torque requests (seeded), some beyond the set's reach (scaled by the angle rule
+    where it applies): our forces against Basilisk's, to round-off."""
+    pytest.importorskip("Basilisk.fswAlgorithms.thrForceMapping")
+    thrusters, com, settings = MAPPINGS[case]
+    rng = np.random.default_rng(11)
+    requests = rng.normal(0.0, 0.3, (60, 3)) * np.where(rng.random((60, 1)) < 0.2, 10.0, 1.0)
+    bsk = basilisk_mapping(thrusters, requests, com, **settings)
+    ours = np.array(
+        [map_forces(r, thrusters, center_of_mass=com, **_our_settings(settings)) for r in requests]
+    )
+    # Per request, relative to its largest force; a request can map to no force at all (where
+    # the 2nd loop keeps too few thrusters for [C D][C D]ᵀ to pass the determinant test:
+    # Basilisk's zeros, and ours).
+    scale = np.max(np.abs(bsk), axis=1, keepdims=True)
+    err = np.max(np.abs(ours - bsk) / np.maximum(scale, np.finfo(float).tiny))
+    none = np.count_nonzero(scale == 0.0)
+    ratio = np.max(np.abs(ours) / thrusters.max_thrust, axis=1)
+    scaled = np.count_nonzero(np.abs(ratio - 1.0) < 1e-12)
+    print(
+        f"\n{case}: max |ΔF|/max|F| {err:.1e} over {len(requests)} requests ({none} map to no force, "
+        f"{scaled} scaled to F_max, {np.count_nonzero(ratio > 1.0 + 1e-12)} beyond F_max)"
+    )
+    assert err < 1e-12 and none < len(requests) // 2
+    if settings["thrForceSign"] > 0 and "controlAxes_B" not in settings:
+        assert np.min(ours) >= 0.0
