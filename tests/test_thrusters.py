@@ -428,3 +428,81 @@ def test_force_mapping_against_basilisk(case):
     assert err < 1e-12 and none < len(requests) // 2
     if settings["thrForceSign"] > 0 and "controlAxes_B" not in settings:
         assert np.min(ours) >= 0.0
+
+
+PERIOD_NS = 500_000_000  # the control period, ns
+PERIOD = PERIOD_NS * 1e-9  # s, as Basilisk's diffNanoToSec makes it
+
+
+def basilisk_modulation(kind: str, thrusters: ThrusterSet, forces: np.ndarray, **settings) -> np.ndarray:
+    """Basilisk's thrFiringSchmitt or thrFiringRemainder called at t = 0, Δt, 2Δt, …, each
+    force request written with the time of its call; the on-times of every call."""
+    from Basilisk.architecture import messaging
+    from Basilisk.fswAlgorithms import thrFiringRemainder, thrFiringSchmitt
+
+    sim = _sim(PERIOD_NS)
+    module = {
+        "schmitt": thrFiringSchmitt.thrFiringSchmitt,
+        "remainder": thrFiringRemainder.thrFiringRemainder,
+    }[kind]()
+    for name, value in settings.items():
+        setattr(module, name, value)
+    request = messaging.THRArrayCmdForceMsgPayload()
+    request_msg = messaging.THRArrayCmdForceMsg().write(request)
+    config_msg = _config_message(thrusters)
+    module.thrConfInMsg.subscribeTo(config_msg)
+    module.thrForceInMsg.subscribeTo(request_msg)
+    sim.AddModelToTask("task", module)
+    recorder = module.onTimeOutMsg.recorder()
+    sim.AddModelToTask("task", recorder)
+    sim.InitializeSimulation()
+    for n, f in enumerate(forces):
+        request.thrForce = f.tolist()
+        request_msg.write(request, n * PERIOD_NS)
+        sim.ConfigureStopTime(n * PERIOD_NS)
+        sim.ExecuteSimulation()
+    return np.asarray(recorder.OnTimeRequest)[:, : thrusters.count]
+
+
+def _requests(seed: int, periods: int, base_thrust_state: int) -> np.ndarray:
+    """Force requests that visit every rule: below, about and above the minimum on-time (20 ms
+    of a 0.5 s period: 4 % of F_max), up to beyond a whole period, negative ones; with
+    off-pulsing the same as reductions from F_max."""
+    rng = np.random.default_rng(seed)
+    small = rng.uniform(-0.01, 0.07, (periods, SET.count))
+    large = rng.uniform(-0.2, 1.3, (periods, SET.count))
+    f = np.where(rng.random((periods, SET.count)) < 0.6, small, large) * SET.max_thrust
+    return f - SET.max_thrust if base_thrust_state else f
+
+
+@pytest.mark.engines
+@pytest.mark.parametrize("base_thrust_state", [0, 1])
+@pytest.mark.parametrize("kind", ["schmitt", "remainder"])
+def test_modulation_against_basilisk(kind, base_thrust_state):
+    """80 periods of random requests. Basilisk's module, first called at t = 0, takes its calls
+    at 0 and Δt for first calls (the notes' trap: its previous call time, zero at the first,
+    stays zero) and outputs baseThrustState × 2 s there; from its third call on it modulates
+    the requests written at that call, from a fresh state, as ours does from the third."""
+    pytest.importorskip("Basilisk.fswAlgorithms.thrFiringSchmitt")
+    forces = _requests(7, 80, base_thrust_state)
+    t_min = float(SET.min_on_time[0])
+    if kind == "schmitt":
+        levels = {"level_on": 0.75, "level_off": 0.25}
+        bsk = basilisk_modulation(
+            kind, SET, forces, thrMinFireTime=t_min, baseThrustState=base_thrust_state, **levels
+        )
+        ours = schmitt_on_times(forces[2:], SET, PERIOD, base_thrust_state=base_thrust_state, **levels)
+    else:
+        bsk = basilisk_modulation(kind, SET, forces, thrMinFireTime=t_min, baseThrustState=base_thrust_state)
+        ours = remainder_on_times(forces[2:], SET, PERIOD, base_thrust_state=base_thrust_state)
+    np.testing.assert_array_equal(bsk[:2], 2.0 * base_thrust_state)
+    err = np.max(np.abs(ours - bsk[2:]))
+    requested = np.maximum(forces[2:] + base_thrust_state * SET.max_thrust, 0.0) / SET.max_thrust * PERIOD
+    kinds = {
+        "none": int(np.count_nonzero(ours == 0.0)),
+        "1.1 Δt": int(np.count_nonzero(ours == 1.1 * PERIOD)),
+        # The Schmitt trigger's minimum pulses; the remainder's firings of carried requests.
+        "short fired": int(np.count_nonzero((requested < t_min) & (ours > 0.0))),
+    }
+    print(f"\n{kind}, base {base_thrust_state}: max |Δt_on| {err:.1e} s over {ours.size} on-times; {kinds}")
+    assert err <= 1e-15 and min(kinds.values()) > 10
