@@ -494,9 +494,11 @@ def term(count: int) -> torques.Term:
 
         τ(t) = Σ_k [t < t_k] τ_k,
 
-    t the time since the period's start (the stage time of a run that starts the period at
-    t = 0). The thrust is a step, so the torque is exact only where a run's steps do not
-    straddle an on-time's end: split the period there. It is right-continuous (off at
+    t the time since the period's start: the stage time of a run whose clock starts each
+    period at t = 0 (an absolute stage time less the period's start can fall an ulp short of
+    an on-time and switch a piece that starts there late). The thrust is a step, so the
+    torque is exact only where a run's steps do not straddle an on-time's end: split the
+    period there. It is right-continuous (off at
     t = t_k), so a method that samples the torque at the end of a step (Runge–Kutta's last
     stage) sees the thruster off there: a piece ending at t_k wants a method sampling at the
     start of its steps (``semi_implicit``), or the piece's parameters with t_k past its end.
