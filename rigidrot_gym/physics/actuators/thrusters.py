@@ -375,7 +375,7 @@ def schmitt_on_time(force, last_on, max_thrust, period, min_on_time, level_on, l
     """Basilisk's ``thrFiringSchmitt`` for one thruster and one control period of ``period``
     (s): the on-time (s) for the force request ``force`` (N), and the trigger's new state.
 
-    The request t = f / F_max · Δt (:func:`_requested_on_time`). Below the minimum on-time
+    The request t = f / F_max · Δt (negative requests as zero). Below the minimum on-time
     t_min a Schmitt trigger on the duty level ℓ = t / t_min decides: ℓ ≥ ``level_on`` fires
     t_min and turns the state on; ℓ ≤ ``level_off`` fires nothing and turns it off; between
     them, t_min if ``last_on`` else nothing, the state unchanged. From t_min up the request
