@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rigidrot_gym.attitude.components import thrusters
 from rigidrot_gym.attitude.components.wheels import wheel_axes
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.physics.actuators import reaction_wheels
@@ -23,11 +24,13 @@ class Kind:
 
     Attributes:
         name: ``"torquers"`` (ideal torques about their axes), ``"wheels"`` (reaction
-            wheels: their motor torques turn the body backwards) or ``"rods"``
-            (magnetorquers: a dipole, no torque of its own).
-        axes: (3, k) their body-frame axes.
+            wheels: their motor torques turn the body backwards), ``"rods"``
+            (magnetorquers: a dipole, no torque of its own) or ``"thrusters"`` (a torque
+            request about each body axis, or each thruster's on-time:
+            :mod:`~rigidrot_gym.attitude.components.thrusters`).
+        axes: (3, k) their body-frame axes (thrusters' on-times: each one's arm r × d, m).
         limits: (k,) each one's limit, in ``unit``.
-        unit: ``"N·m"`` (a torque) or ``"A·m²"`` (a dipole).
+        unit: ``"N·m"`` (a torque), ``"A·m²"`` (a dipole) or ``"s"`` (an on-time).
         max_momentum: (k,) each one's momentum limit, N·m·s (inf but for wheels).
     """
 
@@ -69,6 +72,8 @@ class Actuators:
     @classmethod
     def of(cls, scenario: Scenario) -> Actuators:
         """The scenario's actuators."""
+        if scenario.thruster_layout != "none":
+            return cls((cls._thrusters(scenario),))
         if not scenario.wheels and not scenario.magnetorquers:
             return cls.torquers(scenario.max_torque)
         kinds = (cls._wheels(scenario),) if scenario.wheels else ()
@@ -76,6 +81,16 @@ class Actuators:
             dipoles = np.asarray(scenario.magnetorquer_max_dipole, dtype=np.float64)
             kinds += (Kind("rods", np.eye(3), dipoles, "A·m²", np.full(3, np.inf)),)
         return cls(kinds)
+
+    @staticmethod
+    def _thrusters(scenario: Scenario) -> Kind:
+        table = scenario.propulsion
+        if table.command == "torque":  # a torque request about each body axis
+            return Kind("thrusters", np.eye(3), thrusters.max_torque(table), "N·m", np.full(3, np.inf))
+        arms = thrusters.thruster_set(table).torque_arms.T  # on-times: per thruster, its arm
+        return Kind(
+            "thrusters", arms, np.full(arms.shape[1], scenario.dt), "s", np.full(arms.shape[1], np.inf)
+        )
 
     @staticmethod
     def _wheels(scenario: Scenario) -> Kind:
@@ -144,13 +159,22 @@ class Actuators:
         """+1 for torquers; −1 for wheels, whose motor torque turns the body backwards."""
         return -1.0 if self.wheels else 1.0
 
+    def _torques(self) -> None:
+        if any(kind.unit == "s" for kind in self.kinds):
+            raise ValueError(
+                "thrusters commanded by on-times take no torque allocation: use thruster_command='torque'"
+            )
+
     def body_torque(self, commands: np.ndarray) -> np.ndarray:
-        """Body torque (..., 3), N·m, of the torquing actuators' torques (..., n − rods), N·m."""
+        """Body torque (..., 3), N·m, of the torquing actuators' torques (..., n − rods), N·m
+        (the thrusters': their torque request)."""
+        self._torques()
         return self.sign * np.asarray(commands) @ self.axes[:, : self.torquing].T
 
     def commands_for(self, torque: np.ndarray) -> np.ndarray:
         """The torquing actuators' torques (..., n − rods), N·m, of least norm that give the
         body torque (..., 3), N·m (exact when their axes span the body frame)."""
+        self._torques()
         return self.sign * np.asarray(torque) @ np.linalg.pinv(self.axes[:, : self.torquing]).T
 
     def momentum(self, wheel_momenta: np.ndarray) -> np.ndarray:

@@ -39,6 +39,7 @@ import numpy as np
 from rigidrot_gym.attitude import data
 from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.autoreset import Restarts
+from rigidrot_gym.attitude.components import COMPONENTS
 from rigidrot_gym.attitude.components.declaration import Build, Episode
 from rigidrot_gym.attitude.data import FLAGS, RESETS, VALUES, features_of
 from rigidrot_gym.attitude.draws import sources
@@ -103,6 +104,14 @@ class AttitudeBatch(BodyViews, Transport, Periods, Restarts, Results):
                 f"integrator {scenario.integrator!r} is an engine, which holds the torque over the period: "
                 f"it cannot switch the magnetorquers within it (magnetorquer_duty_cycle "
                 f"{scenario.magnetorquer_duty_cycle!r}); use one of the library's methods"
+            )
+        switching = [
+            c.name for c in COMPONENTS if c.torque and c.torque.substep and c.torque.on(self.features)
+        ]
+        if switching and not own_method:
+            raise ValueError(
+                f"integrator {scenario.integrator!r} is an engine, which holds the torque over the period: "
+                f"it cannot switch {switching[0]} at the sub-steps within it; use a library method"
             )
         if self.num_threads > 1 and (self.features.realistic or not own_method):
             raise ValueError(

@@ -340,7 +340,7 @@ WORK_SIDE = max(c.work for c in COMPONENTS)
 # fields by these names (:mod:`~rigidrot_gym.attitude.pipeline`), as the scratch of a
 # period always was. The bodies' arrays stay arrays of their own: stacked as rows of one
 # (measured), the vectorised passes over bodies ran a third slower.
-MAX_ACTUATORS = 7  # rows kept for the actions (the pyramid's four wheels and three rods)
+MAX_ACTUATORS = 8  # rows kept for the actions (eight thrusters; the pyramid's four wheels and three rods)
 STATS = slice(0, 2)  # rows of Carried.scratch
 ACTIONS_ROW = STATS.stop  # then one row per actuator
 RESULTS = slice(ACTIONS_ROW + MAX_ACTUATORS, ACTIONS_ROW + MAX_ACTUATORS + 10)

@@ -59,6 +59,7 @@ from rigidrot_gym.attitude.components import (
     sunlight,
     surfaces,
     targets,
+    thrusters,
     torquers,
     wheels,
 )
@@ -87,6 +88,7 @@ BUILT_IN: tuple[Component, ...] = (
     sunlight.COMPONENT,
     magnetic_field.COMPONENT,
     randomization.COMPONENT,
+    thrusters.COMPONENT,
     surfaces.COMPONENT,
 )
 # Then those of other packages (entry points of the group ``rigidrot_gym.components``).

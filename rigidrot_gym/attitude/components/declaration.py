@@ -145,11 +145,16 @@ class Torque:
     with these flags has it; ``hold``, a compiled ``hold(bodies, equipment, work, dt, row,
     i)`` that writes body i's ``term.size`` parameters, held over the period, into
     ``work.params[row : row + size, i]`` (its rows, after the model's own and those of the
-    components before it)."""
+    components before it); ``substep``, if given, a compiled ``substep(work, row, m, lo,
+    hi)`` that rewrites them for sub-step m of bodies ``lo`` … ``hi`` − 1 before the
+    integrator takes it: a torque that switches at sub-step boundaries (thrusters firing
+    for whole sub-steps), which the integrator then sees switch between its steps, never
+    within one."""
 
     term: Any
     on: Callable[[Any], bool]
     hold: Callable
+    substep: Callable | None = None
 
 
 @dataclass(frozen=True)

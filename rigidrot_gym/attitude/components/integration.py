@@ -54,7 +54,7 @@ def staged_valid(staged, i):
 
 
 @jitable
-def stage(step, torque, read, call, bodies, work, lo, hi, rods_off, source, integral):
+def stage(step, torque, read, call, bodies, work, lo, hi, rods_off, source, integral, substep):
     """Bodies ``lo`` … ``hi`` − 1 advanced into ``work.staged`` by the method's ``step``
     under the compiled torque model ``torque``, whose parameters of each body ``read``
     makes (:func:`~rigidrot_gym.physics.rotation.torques.reader`; every body without a step, and a waiting
@@ -65,7 +65,9 @@ def stage(step, torque, read, call, bodies, work, lo, hi, rods_off, source, inte
     reads the bodies from ``source`` (``bodies.state``) and writes them staged; with None,
     they are copied there first and advanced in place. With an ``integral`` ((3, N), a
     gyro's; None without one, pruned), ∫ω dt over the period into it (principal axes, rad;
-    the module docstring's rule)."""
+    the module docstring's rule). With a ``substep`` hook (``substep(work, m, lo, hi)``, the
+    torque terms that switch at sub-step boundaries; None without, pruned), the sub-steps
+    are taken one at a time, each after the hook has set its torque."""
     staged, stats = work.staged, work.stats
     last = call.substeps if call.stepped else 0
     if source is None or last == 0:
@@ -79,7 +81,15 @@ def stage(step, torque, read, call, bodies, work, lo, hi, rods_off, source, inte
         for c in range(3):
             for i in jit.bodies(lo, hi):
                 integral[c, i] = 0.0
-    if rods_off is not None and rods_off:  # the sub-steps with the rods off, then the rest (bitwise one run)
+    if substep is not None:
+        for m in range(last):
+            substep(work, m, lo, hi)
+            _run(
+                step, torque, read, call, bodies, work, m, m + 1, lo, hi, source if m == 0 else None, integral
+            )
+    elif (
+        rods_off is not None and rods_off
+    ):  # the sub-steps with the rods off, then the rest (bitwise one run)
         magnetorquers.switch_off(work.params, work.body, lo, hi)
         _run(step, torque, read, call, bodies, work, 0, min(rods_off, last), lo, hi, source, integral)
         magnetorquers.switch_on(work.params, work.body, lo, hi)

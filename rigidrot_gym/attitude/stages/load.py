@@ -57,6 +57,31 @@ def model(features: Features) -> tuple[Callable, Callable]:
     return compiled, torques.reader(max([torques.SIZE] + [row + term.size for term, row in terms]))
 
 
+def substeps(features: Features) -> Callable | None:
+    """``substep(work, m, lo, hi)``: the components' torque terms that switch at sub-step
+    boundaries (``Torque.substep``) set for sub-step m, in the list's order; None where a
+    batch with ``features`` has none (the integrator then takes the period in one run)."""
+    hooks = [(torque.substep, row) for torque, row in _terms(features) if torque.substep is not None]
+    return chain((_at_substep(hook, row) for hook, row in hooks), _in_turn_substep, None)
+
+
+def _at_substep(hook: Callable, row: int) -> Callable:
+    @jitable
+    def write(work, m, lo, hi):
+        hook(work, row, m, lo, hi)
+
+    return write
+
+
+def _in_turn_substep(first: Callable, second: Callable) -> Callable:
+    @jitable
+    def both(work, m, lo, hi):
+        first(work, m, lo, hi)
+        second(work, m, lo, hi)
+
+    return both
+
+
 def _held(hold: Callable, row: int) -> Callable:
     @jitable
     def write(bodies, equipment, work, dt, i):
@@ -81,6 +106,7 @@ def stage(features: Features) -> Callable:
     the scenario has them."""
     with_wheels, with_rods = features.wheels, features.magnetorquers
     with_gravity, with_orbit = features.gravity_gradient, features.orbit_gravity
+    with_thrusters = features.thrusters
     held = chain(declared("load", features), _then, _nothing)
     terms = chain((_held(torque.hold, row) for torque, row in _terms(features)), _in_turn, None)
     with_terms = terms is not None
@@ -92,7 +118,8 @@ def stage(features: Features) -> Callable:
         tau = held(bodies, equipment, work, dt, i)
         # The actuators with torques of their own come first; rods, if any, follow them.
         wheel_count = equipment.wheel_momentum.shape[1] if with_wheels else 0
-        torquing = wheel_count if with_rods else work.commands.shape[0]
+        # thrusters' torque is a term that switches within the period, held by none
+        torquing = wheel_count if with_rods else (0 if with_thrusters else work.commands.shape[0])
         if with_rods:  # their dipole in the field
             magnetorquers.hold(equipment, work, b, work.params, torquing, i)
         tau = loads.actuator_torque(equipment, work, tau, torquing, i)

@@ -188,6 +188,11 @@ class ThrusterModel:
 # Basilisk's mass-flow torque, which is off by default (updateOnly) and left out here.
 MOOG_MONARC_1 = ThrusterModel(max_thrust=0.9, min_on_time=0.020, isp=227.5)
 
+# VACCO's MiPS cold-gas thruster (isobutane at 40 psia) of the MEPSI picosatellite, as
+# Osiander et al., "MEMS and Microstructures in Aerospace Applications" (CRC, 2005), Table
+# 11.8 gives it: 55 mN, 10 ms minimum pulse (0.55 mN·s minimum impulse bit), Isp 65 s.
+VACCO_MIPS = ThrusterModel(max_thrust=0.055, min_on_time=0.010, isp=65.0)
+
 
 def eight_thrusters(half_sizes, model: ThrusterModel = MOOG_MONARC_1, inset: float = 0.0) -> ThrusterSet:
     """Eight thrusters on a box of half-sizes (a, b, c) (m, body axes), two at each end of the
@@ -350,6 +355,39 @@ def map_forces(
         if largest > 1.0:
             forces = forces * (1.0 / largest)
     return forces
+
+
+def mapping_matrix(thrusters: ThrusterSet) -> np.ndarray:
+    """(k, 3) the matrix Dᵀ (D Dᵀ)⁻¹ of :func:`map_forces`' minimum-norm step for the body
+    axes as control axes and the centre of mass at the origin (Eq. 15), column j the forces
+    of a unit torque about body axis j: what :func:`map_torque` multiplies a request by."""
+    if not isinstance(thrusters, ThrusterSet):
+        raise ValueError(f"thrusters must be a ThrusterSet, got {validation.show(thrusters)}")
+    arms, axes = thrusters.torque_arms.T, np.eye(3)
+    return np.stack([_minimum_norm_forces(axes, arms, axes[j], 0.0) for j in range(3)], axis=1)
+
+
+@jitable
+def map_torque(matrix, max_thrust, request, forces):
+    """Basilisk's ``thrForceMapping`` with the body axes as control axes, ``thrForceSign``
+    +1, no second loop and an angle threshold of 0 (:func:`map_forces` with its defaults),
+    in a form a compiled loop over bodies can call: the minimum-norm forces F = M L
+    (``matrix`` M of :func:`mapping_matrix`, ``request`` L a 3-sequence, N·m), less their
+    smallest where it is negative (Basilisk's ``substractMin``), then all scaled down by the
+    largest F_k / F_max,k where one exceeds its ``max_thrust`` (the angle rule: clipping the
+    forces turns the torque). Writes the k forces (N) into ``forces``."""
+    low = 0.0
+    for k in range(matrix.shape[0]):
+        forces[k] = matrix[k, 0] * request[0] + matrix[k, 1] * request[1] + matrix[k, 2] * request[2]
+        low = min(low, forces[k])
+    largest = 0.0
+    for k in range(matrix.shape[0]):
+        forces[k] = forces[k] - low
+        largest = max(largest, forces[k] / max_thrust[k])
+    if largest > 1.0:
+        scale = 1.0 / largest
+        for k in range(matrix.shape[0]):
+            forces[k] = forces[k] * scale
 
 
 # -- pulse modulation: thrFiringSchmitt and thrFiringRemainder ----------------------------------
