@@ -139,7 +139,7 @@ def constants(table: SurfacesTable) -> SurfaceModel:
 @jitable
 def hold(bodies, equipment, work, dt, row, i):
     """Body i's parameters of the facets' torque term over the period, from ``row`` on
-    (layout :data:`~rigidrot_gym.physics.environment.plates.AIR` …), at its episode time."""
+    (layout :data:`~rigidrot_gym.physics.environment.facets.AIR` …), at its episode time."""
     t = dt * bodies.steps[i]
     model, p = equipment.surface_model, work.params
     r, v = orbit.state(equipment, t, i)
