@@ -269,6 +269,7 @@ COMPONENT = Component(
         ),
     ),
     reset=_reset,
+    keeps_digests=True,
     # a fixed layout, so that a sensor's errors do not depend on which others the body has
     draws=(
         Draw("gyro_turn", 3, normal=True),
