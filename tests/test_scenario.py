@@ -135,6 +135,25 @@ EXPECTED = {
     "randomize_inertia_rotation_deg": ("randomization.inertia_rotation_deg", 0.0, 5.0, 181.0),
     "randomize_torque": ("randomization.torque", 0.0, 0.05, 1.5),
     "randomize_start": ("randomization.start", 0.0, 0.2, -0.2),
+    "sensor_errors": ("sensor_errors.enabled", False, True, "yes"),
+    "sensor_misalignment_deg": ("sensor_errors.misalignment_deg", 0.0573, 0.1, 10.5),
+    "gyro_scale_factor_ppm": ("sensor_errors.gyro_scale_factor_ppm", 500.0, 100.0, -1.0),
+    "magnetometer_scale_factor_ppm": ("sensor_errors.magnetometer_scale_factor_ppm", 5000.0, 1000.0, 1.5e5),
+    "sun_sensor_scale_factor_ppm": ("sensor_errors.sun_sensor_scale_factor_ppm", 10000.0, 2000.0, "big"),
+    "sun_sensor_bias": ("sensor_errors.sun_sensor_bias", 0.005, 0.01, 1.5),
+    "surfaces": ("surfaces.enabled", False, True, "yes"),
+    "surface_facets": ("surfaces.facets", "6U", "6U-stowed", "7U"),
+    "surface_centre_of_mass": ("surfaces.centre_of_mass", [0.0, 0.0, 0.0], [0.01, 0.0, -0.02], [0.0, 0.0]),
+    "surface_drag": ("surfaces.drag", True, False, 1),
+    "surface_solar_pressure": ("surfaces.solar_pressure", True, False, "no"),
+    "solar_flux": ("surfaces.solar_flux", 1360.8, 1368.0, 0.0),
+    "thruster_layout": ("thrusters.layout", "none", "eight", "six"),
+    "thruster_model": ("thrusters.model", "MiPS", "MONARC-1", "R4D"),
+    "thruster_half_sizes": ("thrusters.half_sizes", [0.05, 0.11315, 0.183], [0.1, 0.1, 0.2], [0.1, 0.0, 0.2]),
+    "thruster_command": ("thrusters.command", "torque", "on_times", "duty"),
+    "thruster_modulation": ("thrusters.modulation", "remainder", "schmitt", "pwm"),
+    "thruster_level_on": ("thrusters.level_on", 0.75, 0.8, 1.5),
+    "thruster_level_off": ("thrusters.level_off", 0.25, 0.2, -0.1),
 }
 # What a keyword's valid value needs besides: the field is the orbit's, the rods need the field.
 NEEDS = {
@@ -146,6 +165,8 @@ NEEDS = {
     "observe": {"gyro_model": "42", "star_tracker_model": "42"},
     "magnetometer_model": {"orbit": True, "magnetic_field": True},
     "sun_sensor_model": {"orbit": True},
+    "sensor_errors": {"gyro_model": "42"},
+    "surfaces": {"orbit": True},
 }
 
 
@@ -180,6 +201,9 @@ SWITCHES = {
     "randomize_inertia_rotation_deg",
     "randomize_torque",
     "randomize_start",
+    "sensor_errors",
+    "surfaces",
+    "thruster_layout",
 }
 # The ends of each numeric range: (values accepted, values just outside).
 TINY = 2.2250738585072014e-308  # the smallest normal float: smaller has no finite inverse

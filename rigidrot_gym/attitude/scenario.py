@@ -257,8 +257,13 @@ class Reward(Table, key="reward"):
 # --------------------------------------------------------------------------- the scenario
 
 
-# The tables of other packages' components (components.plugins).
-_PLUGIN_TABLES = frozenset(c.table.key for c in PLUGINS if c.table is not None)
+# The tables whose settings enter the digest only away from their defaults: those of other
+# packages' components (components.plugins) and of the package's own declared
+# ``keeps_digests`` (added after digests were published): a scenario that leaves them at
+# their defaults keeps its digest.
+_QUIET_TABLES = frozenset(c.table.key for c in PLUGINS if c.table is not None) | frozenset(
+    c.table.key for c in COMPONENTS if c.table is not None and c.keeps_digests
+)
 
 
 def _equal(value: Any, default: Any) -> bool:
@@ -342,13 +347,14 @@ class Scenario:
         where it was read from), floats exactly: two scenarios with the same digest run
         the same episodes, whatever their files or ids say. Keyed by keyword name and
         sorted, so moving a setting to another table keeps it; the settings of other
-        packages' components (:mod:`~rigidrot_gym.attitude.components.plugins`) only where
-        they are not at their defaults, so that installing one changes no digest."""
+        packages' components (:mod:`~rigidrot_gym.attitude.components.plugins`) and of
+        the package's components declared ``keeps_digests`` only where they are not at
+        their defaults, so that installing or adding one changes no digest."""
         values = {"inertia": self.inertia}
         for keyword, declared in settings_of(type(self)).items():
             value = declared.value(self)
             # another package's component, left at its default, changes no number
-            if declared.key.partition(".")[0] not in _PLUGIN_TABLES or not _equal(value, declared.default):
+            if declared.key.partition(".")[0] not in _QUIET_TABLES or not _equal(value, declared.default):
                 values[keyword] = value
         text = repr({k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in sorted(values.items())})
         return hashlib.sha256(text.encode()).hexdigest()

@@ -17,8 +17,9 @@
    the pending action);
 7. a moving target: :mod:`.targets` (the LVLH or Sun frame and its rate); the sensors:
    :mod:`.sensors` (Gaussian noise on the state), or the spacecraft's own, :mod:`.gyro`,
-   :mod:`.star_tracker`, :mod:`.magnetometer` and :mod:`.sun_sensors`, with the MEKF
-   between them and the agent and the choice of what it observes (:mod:`.navigation`);
+   :mod:`.star_tracker`, :mod:`.magnetometer` and :mod:`.sun_sensors` (read through the
+   errors :mod:`.sensor_errors` draws per episode), with the MEKF between them and the
+   agent and the choice of what it observes (:mod:`.navigation`);
 8. the evaluation: :mod:`.evaluation` (observation, reward and flags: one implementation
    for every path; with a moving target, rates relative to its), and
    :mod:`.magnetic_field` and :mod:`.sunlight` at each body's position on its
@@ -53,6 +54,7 @@ from rigidrot_gym.attitude.components import (
     navigation,
     orbit,
     plugins,
+    sensor_errors,
     sensors,
     star_tracker,
     sun_sensors,
@@ -90,6 +92,7 @@ BUILT_IN: tuple[Component, ...] = (
     randomization.COMPONENT,
     thrusters.COMPONENT,
     surfaces.COMPONENT,
+    sensor_errors.COMPONENT,
 )
 # Then those of other packages (entry points of the group ``rigidrot_gym.components``).
 PLUGINS = plugins.discover(BUILT_IN)

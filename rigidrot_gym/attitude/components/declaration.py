@@ -234,6 +234,9 @@ class Component:
         torque: a torque evaluated at every integrator stage (:class:`Torque`): a term of
             the compiled torque model with parameters of its own, which the loads stage
             holds over the period.
+        keeps_digests: its table's settings enter a scenario's digest only where they are
+            not at their defaults (as another package's do), so that adding it changes no
+            existing scenario's digest.
     """
 
     name: str
@@ -262,6 +265,7 @@ class Component:
     advance: Callable[[Any], Callable | None] | None = None
     observe: Callable[[Any], Callable | None] | None = None
     torque: Torque | None = None
+    keeps_digests: bool = False
 
     @property
     def table_attribute(self) -> str:

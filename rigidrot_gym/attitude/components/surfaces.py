@@ -82,7 +82,7 @@ class SurfacesTable(Table, key="surfaces"):
         "6U",
         check=Check(_EXPECTED, _facets),
         flat="surface_facets",
-        doc='"6U" (a 6U CubeSat with two deployed panels) or a list of facets '
+        doc='"6U" (a 6U CubeSat with two deployed panels), "6U-stowed" (its box alone) or a list of facets '
         "{area (m²), normal, centre (m, body frame), drag_coefficient, specular, diffuse}",
     )
     centre_of_mass: np.ndarray = setting(
@@ -204,4 +204,5 @@ COMPONENT = Component(
         ),
     ),
     torque=Torque(plates.TERM, lambda f: f.surfaces, hold),
+    keeps_digests=True,
 )

@@ -362,4 +362,5 @@ COMPONENT = Component(
     ),
     advance=_advance_of,
     torque=Torque(TERM, lambda f: f.thrusters, hold, substep),
+    keeps_digests=True,
 )

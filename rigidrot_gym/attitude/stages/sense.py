@@ -3,7 +3,9 @@ step's readings (started with an episode, moved on by a period a body stepped, l
 they are otherwise: an evaluation without a step, a waiting body).
 
 First a moving target's attitude and rate at the bodies' new time; then the spacecraft's
-own sensors (gyro, star tracker, magnetometer, coarse Sun sensors), each body's readings
+own sensors (gyro, star tracker, magnetometer, coarse Sun sensors; the gyro, magnetometer
+and Sun sensors through the errors of
+:mod:`~rigidrot_gym.attitude.components.sensor_errors` where they are on), each body's readings
 followed by the estimate stage (:mod:`~rigidrot_gym.attitude.stages.estimate`) in the same
 pass; or the plain noisy sensors (Gaussian noise on the state).
 
@@ -23,6 +25,7 @@ from rigidrot_gym.attitude.components import (
     magnetometer,
     navigation,
     orbit,
+    sensor_errors,
     sensors,
     star_tracker,
     sun_sensors,
@@ -50,6 +53,7 @@ def readings(features: Features) -> Callable:
     sensors' direction (body frame) with its variance."""
     with_gyro, with_tracker = features.gyro, features.star_tracker
     with_magnetometer, with_sun_sensors = features.magnetometer, features.sun_sensors
+    with_errors = features.sensor_errors
 
     @jitable
     def read(call, bodies, equipment, work, step, normals, i):
@@ -67,10 +71,16 @@ def readings(features: Features) -> Callable:
         if with_gyro:
             dt = call.dt
             if step == 0:  # the rates at the start
-                gyro.start(equipment, qrotate(b, (state[4, i], state[5, i], state[6, i])), dt, normals, i)
+                rate = qrotate(b, (state[4, i], state[5, i], state[6, i]))
             else:  # the mean rate over the period, (1/Δt) ∫ω dt (integration.stage)
                 w = work.rate_integral
-                gyro.read(equipment, qrotate(b, (w[0, i] / dt, w[1, i] / dt, w[2, i] / dt)), dt, normals, i)
+                rate = qrotate(b, (w[0, i] / dt, w[1, i] / dt, w[2, i] / dt))
+            if with_errors:  # what its turned, scaled axes read of it
+                rate = sensor_errors.turned_rate(equipment, rate, i)
+            if step == 0:
+                gyro.start(equipment, rate, dt, normals, i)
+            else:
+                gyro.read(equipment, rate, dt, normals, i)
         tracked = False
         if with_tracker:
             if step == 0:
@@ -81,9 +91,15 @@ def readings(features: Features) -> Callable:
             if step == 0:
                 magnetometer.start(equipment, normals, i)
             field = (equipment.field[i, 0], equipment.field[i, 1], equipment.field[i, 2])
-            magnetometer.read(equipment, qrotate_inv(q, field), normals, i)
+            if with_errors:
+                sensor_errors.read_magnetometer(equipment, qrotate_inv(q, field), normals, i)
+            else:
+                magnetometer.read(equipment, qrotate_inv(q, field), normals, i)
         if with_sun_sensors:
-            sun_sensors.read(equipment, q, to_sun, shadow, normals, i)
+            if with_errors:
+                sensor_errors.read_sun_sensors(equipment, q, to_sun, shadow, normals, i)
+            else:
+                sun_sensors.read(equipment, q, to_sun, shadow, normals, i)
             sun_body, sun_variance = sun_sensors.direction(equipment, i)
         return guess, tracked, field, to_sun, sun_body, sun_variance
 

@@ -137,7 +137,10 @@ CUBESAT_6U: tuple[Facet, ...] = (
     Facet(_PANEL, (1.0, 0.0, 0.0), (0.05, -_SIZE_6U[1], 0.0), 2.2, 0.05, 0.05),
     Facet(_PANEL, (-1.0, 0.0, 0.0), (0.05, -_SIZE_6U[1], 0.0), 2.2, 0.0, 0.5),
 )
-PRESETS: dict[str, tuple[Facet, ...]] = {"6U": CUBESAT_6U}
+PRESETS: dict[str, tuple[Facet, ...]] = {
+    "6U": CUBESAT_6U,
+    "6U-stowed": CUBESAT_6U[:6],
+}  # stowed: the box alone
 
 
 @jitable

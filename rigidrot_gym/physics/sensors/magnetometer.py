@@ -28,8 +28,9 @@ values to the nearest quantum as it does positive ones (42's cast truncates x/q 
 zero, so that a negative reading comes out one quantum high: −2.3 quanta as −1).
 :data:`PRESETS` holds 42's magnetometer (``InOut/SC_Simple.txt``, lines 103-106: saturation
 60.0E-6 T, scale factor error 0 ppm, quantization 1.0E-6 T, noise 1.0E-6 T RMS); 42 has no
-bias. Left out: scale factor error and misalignment (the sensor
-frame is the body frame), Basilisk's faults.
+bias. Left out here: scale factor error and misalignment (the sensor frame is the body
+frame; the env draws them per episode, :mod:`~rigidrot_gym.attitude.components.sensor_errors`),
+Basilisk's faults.
 """
 
 from __future__ import annotations
@@ -88,8 +89,9 @@ PRESETS = {
 
 
 @jitable
-def _quantise_clip(value, quantum, saturation):
-    """One axis: rounded to whole quanta (when ``quantum`` > 0), then clipped to ±``saturation``."""
+def quantise_clip(value, quantum, saturation):
+    """One axis's output stage: ``value`` (T) rounded to whole ``quantum`` (T; 0: not rounded),
+    then clipped to ±``saturation`` (T; inf: not clipped). No checks."""
     on = quantum > 0.0
     q = select(on, quantum, 1.0)
     value = select(on, np.floor(value / q + 0.5) * q, value)
@@ -103,9 +105,9 @@ def read(field_body, bias, noise, quantum, saturation, xi):
     standard normals), rounded to whole ``quantum`` (T; 0: not rounded) and clipped to
     ±``saturation`` (T; inf: not clipped). No checks."""
     return (
-        _quantise_clip(field_body[0] + bias[0] + noise * xi[0], quantum, saturation),
-        _quantise_clip(field_body[1] + bias[1] + noise * xi[1], quantum, saturation),
-        _quantise_clip(field_body[2] + bias[2] + noise * xi[2], quantum, saturation),
+        quantise_clip(field_body[0] + bias[0] + noise * xi[0], quantum, saturation),
+        quantise_clip(field_body[1] + bias[1] + noise * xi[1], quantum, saturation),
+        quantise_clip(field_body[2] + bias[2] + noise * xi[2], quantum, saturation),
     )
 
 
