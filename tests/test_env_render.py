@@ -50,7 +50,7 @@ def test_vector_env_renders_every_env_and_records_a_grid(tmp_path):
     envs = gym.make_vec("RigidRot/Reorient-v0", num_envs=4, render_mode="rgb_array", max_episode_steps=5)
     envs.reset(seed=0)
     frames = envs.render()
-    assert len(frames) == 4 and all(f.shape == (240, 320, 3) for f in frames)
+    assert len(frames) == 4 and all(f.shape == (480, 640, 3) for f in frames)
     assert not np.array_equal(frames[0], frames[1])  # different attitudes
     folder = tmp_path / "videos"
     envs = gym.wrappers.vector.RecordVideo(envs, str(folder), episode_trigger=lambda e: e == 0)

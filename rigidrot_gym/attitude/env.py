@@ -61,13 +61,34 @@ def configure(
 def renderer_of(env, inertia: np.ndarray):
     """The env's :class:`~rigidrot_gym.render.BodyRenderer`, created on first use (so PyBullet
     is imported, and costs, nothing until something is drawn), drawing the body of
-    ``inertia`` ((3, 3), kg·m²: this episode's, which domain randomisation re-draws)."""
+    ``inertia`` ((3, 3), kg·m²: this episode's, which domain randomisation re-draws) as the
+    spacecraft its scenario declares (:func:`~rigidrot_gym.render.spacecraft.spacecraft_of`),
+    if any, else as the ellipsoid of that inertia."""
     if env._renderer is None:
         from rigidrot_gym.render import BodyRenderer
+        from rigidrot_gym.render.spacecraft import spacecraft_of
 
         options = {k: v for k, v in env.render_options.items() if k in RENDERER_OPTIONS}
-        env._renderer = BodyRenderer(inertia, mode=env.render_mode, **options)
+        spacecraft = spacecraft_of(env.scenario)
+        env._renderer = BodyRenderer(inertia, mode=env.render_mode, spacecraft=spacecraft, **options)
     return env._renderer
+
+
+def surroundings(env, i: int) -> dict[str, np.ndarray | None]:
+    """What body ``i`` of the env's batch shows besides its attitude: the world-frame
+    directions to the Sun and to the Earth's centre on an orbit (else None), and which of
+    its thrusters fired in the last period (None without thrusters)."""
+    from rigidrot_gym.attitude.components import orbit, sunlight
+
+    batch, out = env.batch, {"sun": None, "nadir": None, "firing": None}
+    equipment = batch._equipment
+    if env.scenario.flight.enabled:
+        t = float(batch.steps[i] * env.scenario.dt)
+        out["sun"] = np.array(sunlight.sight(equipment, t, i)[0])
+        out["nadir"] = -np.array(orbit.position(equipment, t, i))
+    if env.scenario.propulsion.layout != "none":
+        out["firing"] = equipment.thruster_on_times[i] > 0.0
+    return out
 
 
 def render_frames(env, count: int) -> list[np.ndarray]:
@@ -79,7 +100,10 @@ def render_frames(env, count: int) -> list[np.ndarray]:
     inertia = env.batch.inertia()
     target = env.batch.target
     renderer = renderer_of(env, inertia[0])
-    frames = [renderer.render(q[i], w[i], target[i], inertia=inertia[i]) for i in range(count)]
+    frames = [
+        renderer.render(q[i], w[i], target[i], inertia=inertia[i], **surroundings(env, i))
+        for i in range(count)
+    ]
     if not (env.render_options.get("overlay", False) and env.render_mode == "rgb_array"):
         return frames
     from rigidrot_gym.render.overlay import draw_overlay

@@ -1,8 +1,9 @@
 """Draw a rigid body with PyBullet's TinyRenderer (CPU, no display needed).
 
 :class:`BodyRenderer` owns a PyBullet client and a camera; what it draws is the
-:class:`~rigidrot_gym.render.scene.Scene` (the body as the ellipsoid of its inertia, its
-axes, the target's axes, L and ω).
+:class:`~rigidrot_gym.render.scene.Scene` (the body as the spacecraft its scenario declares,
+or else as the ellipsoid of its inertia; its axes, the target's axes, L and ω, and the
+directions to the Sun and to nadir on an orbit).
 
 Conventions are those of :mod:`rigidrot_gym.physics.rotation.quaternion`: scalar-first ``[w, x, y, z]``
 attitudes mapping body to world, ω in the body frame.
@@ -10,9 +11,10 @@ attitudes mapping body to world, ω in the body frame.
 PyBullet is an optional dependency (``pip install "rigidrot-gym[render]"``): it is
 imported only when a :class:`BodyRenderer` is created, never when this module is.
 
-Measured on a 2-core machine: ≈4 ms per frame at 320×240 (≈5.3 ms with the target, L
-and ω drawn) and ≈15 ms (≈19 ms) at 640×480, ≈85% of it inside ``getCameraImage``;
-creating and closing a renderer ≈20 ms; each client holds ≈28 MB until closed.
+Frames are 640×480 by default. Measured on a 2-core machine: ≈4 ms per frame at 320×240
+(≈5.3 ms with the target, L and ω drawn) and ≈15 ms (≈19 ms) at 640×480, ≈85% of it inside
+``getCameraImage``; creating and closing a renderer ≈20 ms; each client holds ≈28 MB until
+closed.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from rigidrot_gym.render.frames import rgb
 from rigidrot_gym.render.geometry import ellipsoid_semi_axes
 from rigidrot_gym.render.options import pixels, real
 from rigidrot_gym.render.scene import Scene
+from rigidrot_gym.render.spacecraft import Spacecraft
 
 RENDER_MODES = ("rgb_array", "human")
 
@@ -75,6 +78,13 @@ def _checked_vector(value: ArrayLike, size: int, name: str) -> np.ndarray:
     return v
 
 
+def _checked_direction(value: ArrayLike, name: str) -> np.ndarray:
+    v = _checked_vector(value, 3, name)
+    if not np.any(v):
+        raise ValueError(f"{name} must be a non-zero direction (3 numbers), got {v.tolist()}")
+    return v
+
+
 def _checked_attitude(value: ArrayLike, name: str) -> np.ndarray:
     q = _checked_vector(value, 4, name)
     if not np.any(q):
@@ -108,7 +118,7 @@ class BodyRenderer:
         width: frame width in pixels.
         height: frame height in pixels.
         camera_distance: from the camera to the origin, in units of the largest
-            semi-axis (which is 1).
+            semi-axis, or of the spacecraft's farthest corner (which is 1).
         camera_yaw: degrees, PyBullet's convention with z up: yaw = pitch = 0 puts the
             camera on the −y axis looking along +y (x to the right, z up); yaw turns it
             about +z.
@@ -121,6 +131,8 @@ class BodyRenderer:
             DISPLAY names a server that is not there.
         check_triangle: reject principal moments violating I1 + I2 ≥ I3 (as
             :func:`rigidrot_gym.physics.propagate` does); see :func:`ellipsoid_semi_axes`.
+        spacecraft: drawn instead of the ellipsoid when given
+            (:func:`~rigidrot_gym.render.spacecraft.spacecraft_of` a scenario).
 
     Raises:
         ValueError: for invalid arguments.
@@ -131,14 +143,15 @@ class BodyRenderer:
     def __init__(
         self,
         inertia: ArrayLike,
-        width: int = 320,
-        height: int = 240,
+        width: int = 640,
+        height: int = 480,
         camera_distance: float = 4.5,
         camera_yaw: float = 135.0,
         camera_pitch: float = -25.0,
         mode: str = "rgb_array",
         *,
         check_triangle: bool = True,
+        spacecraft: Spacecraft | None = None,
     ) -> None:
         # First, so that close() and the finaliser work whatever fails below.
         self._finalizer: weakref.finalize | None = None
@@ -153,6 +166,9 @@ class BodyRenderer:
         self.camera_yaw = real(camera_yaw, "camera_yaw")
         self.camera_pitch = real(camera_pitch, "camera_pitch")
         self.mode = mode
+        if spacecraft is not None and not isinstance(spacecraft, Spacecraft):
+            raise ValueError(f"spacecraft must be a Spacecraft or None, got {spacecraft!r}")
+        self.spacecraft = spacecraft
 
         p, pybullet_data = _import_pybullet()
         self._p = p
@@ -193,6 +209,7 @@ class BodyRenderer:
             self.principal_rotation,
             self._mesh,
             hide_height=1e3 * self._far,
+            spacecraft=self.spacecraft,
         )
 
     def _set_inertia(self, inertia: ArrayLike) -> None:
@@ -246,6 +263,10 @@ class BodyRenderer:
         omega: ArrayLike | None = None,
         target: ArrayLike | None = None,
         inertia: ArrayLike | None = None,
+        *,
+        sun: ArrayLike | None = None,
+        nadir: ArrayLike | None = None,
+        firing: ArrayLike | None = None,
     ) -> np.ndarray:
         """One RGB frame of the body at attitude ``q``.
 
@@ -257,6 +278,12 @@ class BodyRenderer:
             inertia: (3,) principal moments or (3, 3) tensor (kg·m²) to draw from now on
                 (a body whose inertia changed, e.g. by domain randomisation); ``None``
                 keeps the current one.
+            sun: (3,) non-zero direction from the body to the Sun, world frame; drawn as
+                an arrow if given.
+            nadir: (3,) non-zero direction from the body to the Earth's centre, world
+                frame; drawn as an arrow if given.
+            firing: (k,) one flag per thruster of the spacecraft: the plumes of those
+                true are drawn (none if None).
 
         Returns:
             (height, width, 3) contiguous uint8 array.
@@ -268,14 +295,19 @@ class BodyRenderer:
         q = _checked_attitude(q, "q")
         omega = None if omega is None else _checked_vector(omega, 3, "omega")
         target = None if target is None else _checked_attitude(target, "target")
+        sun = None if sun is None else _checked_direction(sun, "sun")
+        nadir = None if nadir is None else _checked_direction(nadir, "nadir")
+        firing = None if firing is None else self._checked_firing(firing)
         if self.closed:
             raise RuntimeError("render() called on a closed BodyRenderer")
         if inertia is not None and not np.array_equal(np.asarray(inertia, dtype=np.float64), self.inertia):
             self._set_inertia(inertia)
-            # PyBullet cannot rescale a shape, and a removed body leaves its visual shapes
-            # behind (≈3 kB each): start the client's scene afresh (≈10 ms).
-            self._p.resetSimulation(physicsClientId=self._client)
-            self._build_scene()
+            if self.spacecraft is None:
+                # PyBullet cannot rescale a shape, and a removed body leaves its visual
+                # shapes behind (≈3 kB each): start the client's scene afresh (≈10 ms). A
+                # spacecraft's drawing does not depend on its inertia.
+                self._p.resetSimulation(physicsClientId=self._client)
+                self._build_scene()
 
         drawn = omega is not None and np.linalg.norm(omega) > _ZERO_OMEGA
         self._scene.pose(
@@ -283,6 +315,9 @@ class BodyRenderer:
             target,
             quaternion.rotate(q, omega) if drawn else None,
             quaternion.rotate(q, self._tensor @ omega) if drawn else None,
+            sun,
+            nadir,
+            firing,
         )
 
         p = self._p
@@ -296,6 +331,16 @@ class BodyRenderer:
             physicsClientId=self._client,
         )
         return rgb(pixels, width, height)
+
+    def _checked_firing(self, firing: ArrayLike) -> np.ndarray:
+        count = 0 if self.spacecraft is None else len(self.spacecraft.thruster_positions)
+        flags = np.asarray(firing)
+        if flags.shape != (count,) or flags.dtype != np.bool_:
+            raise ValueError(
+                f"firing must be {count} bools, one per thruster of the drawn spacecraft, got "
+                f"{flags.tolist()!r} (shape {flags.shape}, dtype {flags.dtype})"
+            )
+        return flags
 
     def close(self) -> None:
         """Disconnect the PyBullet client; safe to call more than once."""
@@ -329,6 +374,7 @@ class BodyRenderer:
             "camera_pitch": self.camera_pitch,
             "mode": self.mode,
             "check_triangle": self.check_triangle,
+            "spacecraft": self.spacecraft,
         }
 
     def __repr__(self) -> str:

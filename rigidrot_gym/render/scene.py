@@ -1,9 +1,12 @@
 """What is drawn, built once in a PyBullet client and re-posed for every frame.
 
-The body is the solid ellipsoid whose principal moments are proportional to the body's (the
-graphics display of Ganapathi 2005, §5) with its body axes (x red, y green, z blue); beside it
-a faint "ghost" of the target attitude's axes and the directions of the angular momentum L
-(magenta) and of the angular velocity ω (orange), both in the world frame.
+The body is the spacecraft its scenario declares (:mod:`~rigidrot_gym.render.spacecraft`: its
+box, panels or facets, and its thrusters, with a plume behind each one that fired in the last
+period), or else the solid ellipsoid whose principal moments are proportional to the body's
+(the graphics display of Ganapathi 2005, §5); with its body axes (x red, y green, z blue).
+Beside it a faint "ghost" of the target attitude's axes, the directions of the angular
+momentum L (magenta) and of the angular velocity ω (orange), and, on an orbit, the directions
+to the Sun (yellow) and to the Earth's centre (nadir, teal), all in the world frame.
 
 PyBullet's ``addUserDebugLine`` draws nothing in DIRECT mode, so axes and arrows are thin
 boxes of a visual-shape array. Poses are scalar-first here and converted to PyBullet's
@@ -18,6 +21,7 @@ import numpy as np
 
 from rigidrot_gym.physics.rotation import quaternion
 from rigidrot_gym.render.geometry import rotation_from_x
+from rigidrot_gym.render.spacecraft import Spacecraft
 
 # Body axes and target axes are this long, relative to the largest semi-axis (1), so that
 # they stick out of the ellipsoid along every axis.
@@ -37,12 +41,23 @@ AXIS_COLORS = ((1.0, 0.0, 0.0, 1.0), (0.0, 0.8, 0.0, 1.0), (0.0, 0.0, 1.0, 1.0))
 GHOST_COLORS = ((1.0, 0.6, 0.6, 0.35), (0.6, 0.9, 0.6, 0.35), (0.6, 0.6, 1.0, 0.35))
 MOMENTUM_COLOR = (1.0, 0.0, 1.0, 1.0)
 OMEGA_COLOR = (1.0, 0.55, 0.0, 1.0)
+SUN_COLOR = (1.0, 0.85, 0.0, 1.0)
+NADIR_COLOR = (0.0, 0.55, 0.55, 1.0)
+NOZZLE_COLOR = (0.25, 0.25, 0.25, 1.0)
+PLUME_COLOR = (0.55, 1.0, 1.0, 1.0)
+# A thruster's nozzle and plume, in drawn units (the spacecraft's farthest corner is at 1):
+# the nozzle a small box behind the thruster's point, the plume a longer one behind it.
+_NOZZLE_LENGTH = 0.08
+_NOZZLE_HALF_WIDTH = 0.035
+_PLUME_LENGTH = 0.45
+_PLUME_HALF_WIDTH = 0.05
 
 _NO_TURN = [0.0, 0.0, 0.0, 1.0]
 
 
 class Scene:
-    """The body, the target ghost and the L and ω arrows in one PyBullet client.
+    """The body, the target ghost, the L and ω arrows, the Sun and nadir arrows and the
+    thrusters' plumes in one PyBullet client.
 
     Args:
         p: the pybullet module.
@@ -52,6 +67,8 @@ class Scene:
         mesh_path: a unit-sphere mesh, scaled into the ellipsoid.
         hide_height: how far above the origin hidden objects are put (beyond every camera's
             far plane: TinyRenderer has no visibility flag).
+        spacecraft: drawn instead of the ellipsoid when given, scaled by its
+            :attr:`~rigidrot_gym.render.spacecraft.Spacecraft.scale`.
     """
 
     def __init__(
@@ -62,18 +79,29 @@ class Scene:
         principal_rotation: np.ndarray,
         mesh_path: str,
         hide_height: float,
+        spacecraft: Spacecraft | None = None,
     ) -> None:
         self._p, self._client, self._semi_axes = p, client, semi_axes
         self._hide_height = hide_height
         half, length = _AXIS_HALF_WIDTH, AXIS_LENGTH
-        self._body = self._multibody(
-            [p.GEOM_MESH, p.GEOM_BOX, p.GEOM_BOX, p.GEOM_BOX],
-            [[0.0] * 3, [length / 2, half, half], [half, length / 2, half], [half, half, length / 2]],
-            [[0.0] * 3, [length / 2, 0.0, 0.0], [0.0, length / 2, 0.0], [0.0, 0.0, length / 2]],
-            [quaternion.to_scalar_last(principal_rotation).tolist(), _NO_TURN, _NO_TURN, _NO_TURN],
-            [BODY_COLOR, *AXIS_COLORS],
-            mesh_path=mesh_path,
+        axes = (
+            [p.GEOM_BOX] * 3,
+            [[length / 2, half, half], [half, length / 2, half], [half, half, length / 2]],
+            [[length / 2, 0.0, 0.0], [0.0, length / 2, 0.0], [0.0, 0.0, length / 2]],
+            [_NO_TURN] * 3,
+            list(AXIS_COLORS),
         )
+        if spacecraft is None:
+            self._body = self._multibody(
+                [p.GEOM_MESH, *axes[0]],
+                [[0.0] * 3, *axes[1]],
+                [[0.0] * 3, *axes[2]],
+                [quaternion.to_scalar_last(principal_rotation).tolist(), *axes[3]],
+                [BODY_COLOR, *axes[4]],
+                mesh_path=mesh_path,
+            )
+        else:
+            self._body = self._multibody(*_joined(_spacecraft_shapes(p, spacecraft), axes))
         half = _GHOST_HALF_WIDTH
         self._ghost = self._multibody(
             [p.GEOM_BOX] * 3,
@@ -95,7 +123,25 @@ class Scene:
         )
         self._momentum_arrow = self._multibody(*arrow, [MOMENTUM_COLOR] * 2)
         self._omega_arrow = self._multibody(*arrow, [OMEGA_COLOR] * 2)
-        for body in (self._ghost, self._momentum_arrow, self._omega_arrow):
+        self._sun_arrow = self._multibody(*arrow, [SUN_COLOR] * 2)
+        self._nadir_arrow = self._multibody(*arrow, [NADIR_COLOR] * 2)
+        # One plume per thruster, along its local x from the thruster's point.
+        self._thrusters: list[tuple[int, np.ndarray, np.ndarray]] = []
+        if spacecraft is not None:
+            plume = (
+                [p.GEOM_BOX],
+                [[_PLUME_LENGTH / 2, _PLUME_HALF_WIDTH, _PLUME_HALF_WIDTH]],
+                [[_NOZZLE_LENGTH + _PLUME_LENGTH / 2, 0.0, 0.0]],
+                [_NO_TURN],
+                [PLUME_COLOR],
+            )
+            for position, direction in zip(
+                spacecraft.thruster_positions, spacecraft.thruster_directions, strict=True
+            ):
+                turn = rotation_from_x(-direction / np.linalg.norm(direction))
+                self._thrusters.append((self._multibody(*plume), spacecraft.scale * position, turn))
+        arrows = (self._momentum_arrow, self._omega_arrow, self._sun_arrow, self._nadir_arrow)
+        for body in (self._ghost, *arrows, *(plume for plume, _, _ in self._thrusters)):
             self._hide(body)
 
     def pose(
@@ -104,19 +150,35 @@ class Scene:
         target: np.ndarray | None,
         omega_world: np.ndarray | None,
         momentum_world: np.ndarray | None,
+        sun_world: np.ndarray | None = None,
+        nadir_world: np.ndarray | None = None,
+        firing: np.ndarray | None = None,
     ) -> None:
         """Put the body at attitude ``q`` and the ghost at ``target`` (hidden if None); point
-        the arrows along the world directions of ω and L (hidden if None; non-zero otherwise)."""
+        the arrows along the world directions of ω, L, the Sun and nadir (hidden if None;
+        non-zero otherwise); show the plume of each thruster whose ``firing`` is true (none
+        if None)."""
         self._pose(self._body, q)
         if target is None:
             self._hide(self._ghost)
         else:
             self._pose(self._ghost, target)
-        for arrow, direction in ((self._omega_arrow, omega_world), (self._momentum_arrow, momentum_world)):
+        arrows = (
+            (self._omega_arrow, omega_world),
+            (self._momentum_arrow, momentum_world),
+            (self._sun_arrow, sun_world),
+            (self._nadir_arrow, nadir_world),
+        )
+        for arrow, direction in arrows:
             if direction is None:
                 self._hide(arrow)
             else:
                 self._pose(arrow, rotation_from_x(direction / np.linalg.norm(direction)))
+        for k, (plume, position, turn) in enumerate(self._thrusters):
+            if firing is not None and firing[k]:
+                self._pose(plume, quaternion.multiply(q, turn), quaternion.rotate(q, position))
+            else:
+                self._hide(plume)
 
     def _multibody(
         self,
@@ -147,13 +209,46 @@ class Scene:
             p.changeVisualShape(body, -1, shapeIndex=i, rgbaColor=list(color), **kw)
         return body
 
-    def _pose(self, body: int, q: np.ndarray) -> None:
-        """Put ``body`` at the origin with scalar-first attitude ``q``."""
+    def _pose(self, body: int, q: np.ndarray, position: np.ndarray | None = None) -> None:
+        """Put ``body`` at ``position`` (the origin if None) with scalar-first attitude ``q``."""
+        where = [0.0, 0.0, 0.0] if position is None else position.tolist()
         self._p.resetBasePositionAndOrientation(
-            body, [0.0, 0.0, 0.0], quaternion.to_scalar_last(q).tolist(), physicsClientId=self._client
+            body, where, quaternion.to_scalar_last(q).tolist(), physicsClientId=self._client
         )
 
     def _hide(self, body: int) -> None:
         self._p.resetBasePositionAndOrientation(
             body, [0.0, 0.0, self._hide_height], _NO_TURN, physicsClientId=self._client
         )
+
+
+_Shapes = tuple[list[int], list[list[float]], list[list[float]], list[list[float]], list[tuple[float, ...]]]
+
+
+def _joined(*groups: _Shapes) -> _Shapes:
+    """The visual shapes of several groups (types, half extents, positions, orientations,
+    colours) as one."""
+    return tuple([item for group in groups for item in group[field]] for field in range(5))  # type: ignore[return-value]
+
+
+def _spacecraft_shapes(p: Any, spacecraft: Spacecraft) -> _Shapes:
+    """The spacecraft's plates and its thrusters' nozzles as boxes, scaled to drawn units
+    (scalar-last orientations, PyBullet's)."""
+    scale = spacecraft.scale
+    shapes: _Shapes = ([], [], [], [], [])
+    for plate in spacecraft.plates:
+        shapes[0].append(p.GEOM_BOX)
+        shapes[1].append((scale * plate.half_extents).tolist())
+        shapes[2].append((scale * plate.centre).tolist())
+        shapes[3].append(quaternion.to_scalar_last(plate.rotation).tolist())
+        shapes[4].append(plate.color)
+    for position, direction in zip(
+        spacecraft.thruster_positions, spacecraft.thruster_directions, strict=True
+    ):
+        exhaust = -direction / np.linalg.norm(direction)
+        shapes[0].append(p.GEOM_BOX)
+        shapes[1].append([_NOZZLE_LENGTH / 2, _NOZZLE_HALF_WIDTH, _NOZZLE_HALF_WIDTH])
+        shapes[2].append((scale * position + exhaust * _NOZZLE_LENGTH / 2).tolist())
+        shapes[3].append(quaternion.to_scalar_last(rotation_from_x(exhaust)).tolist())
+        shapes[4].append(NOZZLE_COLOR)
+    return shapes

@@ -128,14 +128,14 @@ def box(
 # optical coefficients are assumed, not measured: structure (anodised aluminium)
 # ρ_s = 0.1, ρ_d = 0.3; solar cells (cover glass) ρ_s = 0.05, ρ_d = 0.05; panel backs
 # (painted) ρ_s = 0.0, ρ_d = 0.5. Replace them with your spacecraft's.
-_SIZE_6U = (0.1, 0.2263, 0.366)
-_PANEL = _SIZE_6U[1] * _SIZE_6U[2]
+SIZE_6U = (0.1, 0.2263, 0.366)
+_PANEL = SIZE_6U[1] * SIZE_6U[2]
 CUBESAT_6U: tuple[Facet, ...] = (
-    *box(_SIZE_6U, 2.2, 0.1, 0.3),
-    Facet(_PANEL, (1.0, 0.0, 0.0), (0.05, _SIZE_6U[1], 0.0), 2.2, 0.05, 0.05),
-    Facet(_PANEL, (-1.0, 0.0, 0.0), (0.05, _SIZE_6U[1], 0.0), 2.2, 0.0, 0.5),
-    Facet(_PANEL, (1.0, 0.0, 0.0), (0.05, -_SIZE_6U[1], 0.0), 2.2, 0.05, 0.05),
-    Facet(_PANEL, (-1.0, 0.0, 0.0), (0.05, -_SIZE_6U[1], 0.0), 2.2, 0.0, 0.5),
+    *box(SIZE_6U, 2.2, 0.1, 0.3),
+    Facet(_PANEL, (1.0, 0.0, 0.0), (0.05, SIZE_6U[1], 0.0), 2.2, 0.05, 0.05),
+    Facet(_PANEL, (-1.0, 0.0, 0.0), (0.05, SIZE_6U[1], 0.0), 2.2, 0.0, 0.5),
+    Facet(_PANEL, (1.0, 0.0, 0.0), (0.05, -SIZE_6U[1], 0.0), 2.2, 0.05, 0.05),
+    Facet(_PANEL, (-1.0, 0.0, 0.0), (0.05, -SIZE_6U[1], 0.0), 2.2, 0.0, 0.5),
 )
 PRESETS: dict[str, tuple[Facet, ...]] = {
     "6U": CUBESAT_6U,
