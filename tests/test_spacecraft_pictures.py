@@ -220,3 +220,21 @@ def test_bad_picture_arguments_are_named():
             r.render(q, nadir=[1.0, 0.0])
     with pytest.raises(ValueError, match="spacecraft must be a Spacecraft or None"):
         BodyRenderer(np.eye(3), spacecraft="6U")
+
+
+def test_the_overlays_legend_names_what_is_drawn():
+    options = {**FRONT, "overlay": True}
+    for env_id, extra, drawn in (
+        ("RigidRot/NadirPoint-v0", {"surfaces": True}, True),
+        ("RigidRot/Reorient-v0", {}, False),
+    ):
+        env = gym.make(env_id, render_mode="rgb_array", render_options=options, **extra)
+        env.reset(seed=0)
+        frame = env.render()
+        # The legend's box: its top-left corner at (4, 4), one 12-pixel line per entry
+        # (5, or 8 with the spacecraft, the Sun and nadir) and three 4-pixel margins.
+        rows = 5 + 3 * drawn
+        box = frame[4 : 4 + 3 * 4 + rows * 12, 4 : 4 + 4 + 20]  # the swatches' column
+        assert (yellow_mask(box).sum() > 0) == drawn  # the Sun's swatch
+        assert (navy_mask(box).sum() > 0) == drawn  # the cells' swatch
+        env.close()

@@ -106,7 +106,13 @@ def render_frames(env, count: int) -> list[np.ndarray]:
     ]
     if not (env.render_options.get("overlay", False) and env.render_mode == "rgb_array"):
         return frames
-    from rigidrot_gym.render.overlay import draw_overlay
+    from rigidrot_gym.render.overlay import draw_overlay, legend_of
+
+    legend = legend_of(
+        renderer.spacecraft is not None,
+        env.scenario.propulsion.layout != "none",
+        env.scenario.flight.enabled,
+    )
 
     # The pointing error the step evaluated (info's), the time from the body's own step
     # count: after an episode's end a vector env's row shows its last state until the
@@ -117,6 +123,7 @@ def render_frames(env, count: int) -> list[np.ndarray]:
             time_s=float(env.batch.steps[i] * env.scenario.dt),
             pointing_error_deg=env.batch.info(i)["pointing_error_deg"],
             body_rates=w[i],
+            legend=legend,
         )
         for i, frame in enumerate(frames)
     ]

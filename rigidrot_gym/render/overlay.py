@@ -2,13 +2,15 @@
 
 :func:`draw_overlay` puts two boxes on a copy of an RGB frame: in the top-left corner a
 key to what :class:`~rigidrot_gym.render.scene.Scene` draws (its own colours: the body's
-axes, the target's pale axes, the L and ω arrows, the ellipsoid of inertia), and in the
+axes, the target's pale axes, the L and ω arrows, the ellipsoid of inertia, or the
+spacecraft with its plumes and the Sun and nadir arrows: :func:`legend_of`), and in the
 bottom-left corner the simulated time, the pointing error to the target and the body
 rates. Every pixel outside the two boxes (:func:`overlay_boxes`) is the frame's own.
 
 The text is Pillow's built-in bitmap font, so the pixels depend on no system font; it
 is Latin-1 only, hence "omega" and "deg" for ω and °. The boxes are sized for frames of
-about 320×240 and more (the legend is ≈170×65 pixels); a smaller frame clips them.
+about 320×240 and more (the legend is ≈170×65 pixels, ≈170×100 with a spacecraft's
+plumes and an orbit's Sun and nadir); a smaller frame clips them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from rigidrot_gym.render.scene import AXIS_COLORS, BODY_COLOR, GHOST_COLORS, MOMENTUM_COLOR, OMEGA_COLOR
+from rigidrot_gym.render.scene import (
+    AXIS_COLORS,
+    BODY_COLOR,
+    GHOST_COLORS,
+    MOMENTUM_COLOR,
+    NADIR_COLOR,
+    OMEGA_COLOR,
+    PLUME_COLOR,
+    SUN_COLOR,
+)
+from rigidrot_gym.render.spacecraft import PANEL_COLOR, STRUCTURE_COLOR
 
 _PAD = 4  # pixels between a box's edge and its text, and between the boxes and the frame's edge
 _LINE = 12  # pixels from one text line to the next (the bitmap font is 11 high)
@@ -40,13 +52,27 @@ def _rgb(colour: tuple[float, ...]) -> tuple[int, int, int]:
 
 
 # (label, colours of its sample): several colours share the sample side by side.
-LEGEND: tuple[tuple[str, tuple[tuple[int, int, int], ...]], ...] = (
+Legend = tuple[tuple[str, tuple[tuple[int, int, int], ...]], ...]
+LEGEND: Legend = (
     ("body axes x, y, z", tuple(_rgb(c) for c in AXIS_COLORS)),
     ("target axes x, y, z", tuple(_rgb(c) for c in GHOST_COLORS)),
     ("L: angular momentum", (_rgb(MOMENTUM_COLOR),)),
     ("omega: angular velocity", (_rgb(OMEGA_COLOR),)),
     ("body: inertia ellipsoid", (_rgb(BODY_COLOR),)),
 )
+
+
+def legend_of(spacecraft: bool, thrusters: bool, orbit: bool) -> Legend:
+    """The legend of a scene: :data:`LEGEND`, with the spacecraft (structure and cells or
+    facets) for the ellipsoid when one is drawn, the plumes with thrusters, and the Sun and
+    nadir arrows on an orbit."""
+    body = ("body: structure, cells/facets", (_rgb(STRUCTURE_COLOR), _rgb(PANEL_COLOR)))
+    out = [*LEGEND[:-1], body if spacecraft else LEGEND[-1]]
+    if thrusters:
+        out.append(("plume: thruster fired", (_rgb(PLUME_COLOR),)))
+    if orbit:
+        out += [("to the Sun", (_rgb(SUN_COLOR),)), ("to nadir (Earth)", (_rgb(NADIR_COLOR),))]
+    return tuple(out)
 
 
 @functools.cache
@@ -95,10 +121,12 @@ def _text_size(lines: list[str]) -> tuple[int, int]:
     return width, _LINE * len(lines)
 
 
-def _layout(height: int, lines: list[str]) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
+def _layout(
+    height: int, lines: list[str], legend: Legend
+) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
     """The legend's and the readout's boxes ``(x0, y0, x1, y1)``, unclipped, on a frame
     ``height`` pixels high: each holds its text with a margin of :data:`_PAD`."""
-    legend_w, legend_h = _text_size([label for label, _ in LEGEND])
+    legend_w, legend_h = _text_size([label for label, _ in legend])
     readout_w, readout_h = _text_size(lines)
     legend = (_PAD, _PAD, 4 * _PAD + _SWATCH + legend_w, 3 * _PAD + legend_h)
     readout = (_PAD, height - 3 * _PAD - readout_h, 3 * _PAD + readout_w, height - _PAD)
@@ -106,17 +134,21 @@ def _layout(height: int, lines: list[str]) -> tuple[tuple[int, int, int, int], t
 
 
 def overlay_boxes(
-    shape: tuple[int, ...], time_s: float, pointing_error_deg: float, body_rates: ArrayLike
+    shape: tuple[int, ...],
+    time_s: float,
+    pointing_error_deg: float,
+    body_rates: ArrayLike,
+    legend: Legend = LEGEND,
 ) -> tuple[tuple[int, int, int, int], tuple[int, int, int, int]]:
     """The legend's and the readout's boxes on a frame of ``shape`` (H, W, 3), each
     ``(x0, y0, x1, y1)`` in pixels, x1 and y1 excluded, clipped to the frame: the only
-    pixels :func:`draw_overlay` changes.
+    pixels :func:`draw_overlay` changes with this ``legend``.
 
     Raises:
         ValueError: as :func:`readout_lines`.
     """
     height, width = shape[0], shape[1]
-    boxes = _layout(height, readout_lines(time_s, pointing_error_deg, body_rates))
+    boxes = _layout(height, readout_lines(time_s, pointing_error_deg, body_rates), legend)
     legend, readout = (
         (min(max(x0, 0), width), min(max(y0, 0), height), min(max(x1, 0), width), min(max(y1, 0), height))
         for x0, y0, x1, y1 in boxes
@@ -125,7 +157,12 @@ def overlay_boxes(
 
 
 def draw_overlay(
-    frame: np.ndarray, *, time_s: float, pointing_error_deg: float, body_rates: ArrayLike
+    frame: np.ndarray,
+    *,
+    time_s: float,
+    pointing_error_deg: float,
+    body_rates: ArrayLike,
+    legend: Legend = LEGEND,
 ) -> np.ndarray:
     """``frame`` with a legend of the scene's colours and a readout of the state.
 
@@ -134,6 +171,7 @@ def draw_overlay(
         time_s: simulated time since the episode started, s.
         pointing_error_deg: rotation angle from the target attitude to the body's, deg.
         body_rates: (3,) angular velocity in the body frame, rad/s (shown in deg/s).
+        legend: its entries (:func:`legend_of` the scene drawn).
 
     Returns:
         A new (H, W, 3) contiguous uint8 frame, equal to ``frame`` outside
@@ -151,17 +189,17 @@ def draw_overlay(
     from PIL import Image, ImageDraw
 
     lines = readout_lines(time_s, pointing_error_deg, body_rates)
-    legend, readout = _layout(frame.shape[0], lines)
+    box, readout = _layout(frame.shape[0], lines, legend)
     out = np.array(frame, dtype=np.uint8, order="C")
-    for x0, y0, x1, y1 in (legend, readout):
-        box = out[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)]
-        box[...] = np.rint(_SHOW_THROUGH * box + (1.0 - _SHOW_THROUGH) * _PAPER).astype(np.uint8)
+    for x0, y0, x1, y1 in (box, readout):
+        paper = out[max(y0, 0) : max(y1, 0), max(x0, 0) : max(x1, 0)]
+        paper[...] = np.rint(_SHOW_THROUGH * paper + (1.0 - _SHOW_THROUGH) * _PAPER).astype(np.uint8)
     image = Image.fromarray(out)
     # Everything is drawn inside the unclipped boxes, so Pillow's clipping at the frame's
     # edges keeps it inside the clipped ones.
     draw = ImageDraw.Draw(image)
-    x0, y0 = legend[:2]
-    for k, (label, colours) in enumerate(LEGEND):
+    x0, y0 = box[:2]
+    for k, (label, colours) in enumerate(legend):
         top = y0 + _PAD + k * _LINE
         part = _SWATCH // len(colours)
         for j, colour in enumerate(colours):
