@@ -1,4 +1,5 @@
-"""Pictures of the spacecraft a scenario declares (rigidrot_gym.render.spacecraft): the 6U box
+"""Pictures of the spacecraft a scenario declares (rigidrot_gym.render.spacecraft, read from the
+scenario by rigidrot_gym.attitude.pictures): the 6U box
 and its panels, the thrusters' plumes as they fire, the Sun and nadir arrows, in the single
 and the vector env's frames.
 
@@ -21,8 +22,8 @@ import pytest
 pytest.importorskip("pybullet")
 
 import rigidrot_gym  # noqa: F401
+from rigidrot_gym.attitude.pictures import spacecraft_of
 from rigidrot_gym.render import BodyRenderer, tile
-from rigidrot_gym.render.spacecraft import spacecraft_of
 
 W, H = 640, 480
 DISTANCE = 4.5  # BodyRenderer's default camera distance

@@ -62,11 +62,11 @@ def renderer_of(env, inertia: np.ndarray):
     """The env's :class:`~rigidrot_gym.render.BodyRenderer`, created on first use (so PyBullet
     is imported, and costs, nothing until something is drawn), drawing the body of
     ``inertia`` ((3, 3), kg·m²: this episode's, which domain randomisation re-draws) as the
-    spacecraft its scenario declares (:func:`~rigidrot_gym.render.spacecraft.spacecraft_of`),
+    spacecraft its scenario declares (:func:`~rigidrot_gym.attitude.pictures.spacecraft_of`),
     if any, else as the ellipsoid of that inertia."""
     if env._renderer is None:
+        from rigidrot_gym.attitude.pictures import spacecraft_of
         from rigidrot_gym.render import BodyRenderer
-        from rigidrot_gym.render.spacecraft import spacecraft_of
 
         options = {k: v for k, v in env.render_options.items() if k in RENDERER_OPTIONS}
         spacecraft = spacecraft_of(env.scenario)

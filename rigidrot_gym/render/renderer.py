@@ -132,7 +132,7 @@ class BodyRenderer:
         check_triangle: reject principal moments violating I1 + I2 ≥ I3 (as
             :func:`rigidrot_gym.physics.propagate` does); see :func:`ellipsoid_semi_axes`.
         spacecraft: drawn instead of the ellipsoid when given
-            (:func:`~rigidrot_gym.render.spacecraft.spacecraft_of` a scenario).
+            (:func:`~rigidrot_gym.attitude.pictures.spacecraft_of` a scenario).
 
     Raises:
         ValueError: for invalid arguments.

@@ -1,8 +1,9 @@
 """The spacecraft a scenario declares, as flat boxes to draw: its surfaces and its thrusters.
 
-:func:`spacecraft_of` reads a scenario's ``[surfaces]`` and ``[thrusters]`` tables and gives
-the :class:`Spacecraft` that :class:`~rigidrot_gym.render.scene.Scene` draws instead of the
-ellipsoid of inertia (``None`` for a scenario with neither, which keeps the ellipsoid):
+:func:`~rigidrot_gym.attitude.pictures.spacecraft_of` reads a scenario's ``[surfaces]`` and
+``[thrusters]`` tables into the :class:`Spacecraft` that
+:class:`~rigidrot_gym.render.scene.Scene` draws instead of the ellipsoid of inertia (``None``
+for a scenario with neither, which keeps the ellipsoid):
 
 * the presets of ``[surfaces]`` as what they are: ``"6U"`` the 6U box (0.1 × 0.2263 ×
   0.366 m, :data:`~rigidrot_gym.physics.environment.facets.SIZE_6U`) and its two deployed
@@ -24,7 +25,6 @@ PyBullet.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -115,28 +115,3 @@ def preset_plates(name: str, centre_of_mass: np.ndarray) -> tuple[Plate, ...]:
             half = np.array([thickness, *PANEL_SIZE]) / 2.0
             out.append(Plate(centre, half, quaternion.identity(), PANEL_COLOR))
     return tuple(out)
-
-
-def spacecraft_of(scenario: Any) -> Spacecraft | None:
-    """The spacecraft ``scenario`` declares (its surfaces, else the box of its thrusters,
-    and its thrusters), or ``None`` when it has neither ``[surfaces]`` nor ``[thrusters]``."""
-    from rigidrot_gym.attitude.components import surfaces, thrusters
-
-    exterior, propulsion = scenario.exterior, scenario.propulsion
-    has_thrusters = propulsion.layout != "none"
-    if not exterior.enabled and not has_thrusters:
-        return None
-    if exterior.enabled:
-        com = np.asarray(exterior.centre_of_mass, dtype=np.float64)
-        if isinstance(exterior.facets, str):
-            drawn = preset_plates(exterior.facets, com)
-        else:
-            drawn = tuple(facet_plate(f, com) for f in surfaces.facets_of(exterior))
-    else:
-        drawn = (box_plate(2.0 * np.asarray(propulsion.half_sizes, dtype=np.float64), np.zeros(3)),)
-    if has_thrusters:
-        thruster_set = thrusters.thruster_set(propulsion)
-        positions, directions = thruster_set.positions, thruster_set.directions
-    else:
-        positions, directions = np.zeros((0, 3)), np.zeros((0, 3))
-    return Spacecraft(drawn, np.array(positions, dtype=np.float64), np.array(directions, dtype=np.float64))
