@@ -357,15 +357,20 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
       ``rk4``, ``rkmk4`` (order 4) or ``nielsen_krenk`` (order 2).
     * ``render_mode``: ``"rgb_array"`` (a (H, W, 3) uint8 frame from PyBullet's
       TinyRenderer, no display needed) or ``"human"`` (a PyBullet GUI window; without a
-      display it warns once and draws off-screen). The body is drawn as the ellipsoid of
-      this episode's inertia with its axes, the target attitude as pale axes, L and ω as
-      arrows. ``render_options`` passes ``width``, ``height``, ``camera_distance``,
-      ``camera_yaw``, ``camera_pitch`` to :class:`~rigidrot_gym.render.BodyRenderer`
-      (checked at construction), and ``overlay`` (a bool, default False): True draws onto
-      each ``"rgb_array"`` frame a legend of those colours (top left) and a readout of the
-      simulated time (s), the pointing error to the target (deg) and the body rates
-      (body frame, deg/s; bottom left), see :mod:`rigidrot_gym.render.overlay`; without
-      it the frames are PyBullet's alone. Needs the ``[render]`` extra.
+      display it warns once and draws off-screen), 640 × 480 pixels by default. The body is
+      drawn as the spacecraft its scenario declares (the ``[surfaces]`` facets: the 6U box
+      and its panels for ``"6U"``; else the box of its ``[thrusters]``; each thruster as a
+      nozzle, with a plume when it fired in the last period), or else as the ellipsoid of
+      this episode's inertia, with its axes; the target attitude as pale axes, L and ω as
+      arrows, and on an orbit the directions to the Sun and to the Earth's centre (nadir)
+      as arrows (:mod:`rigidrot_gym.render.spacecraft`). ``render_options`` passes
+      ``width``, ``height``, ``camera_distance``, ``camera_yaw``, ``camera_pitch`` to
+      :class:`~rigidrot_gym.render.BodyRenderer` (checked at construction), and
+      ``overlay`` (a bool, default False): True draws onto each ``"rgb_array"`` frame a
+      legend of those colours (top left) and a readout of the simulated time (s), the
+      pointing error to the target (deg) and the body rates (body frame, deg/s; bottom
+      left), see :mod:`rigidrot_gym.render.overlay`; without it the frames are PyBullet's
+      alone. Needs the ``[render]`` extra.
 
     ## Vectorized environment
 

@@ -50,7 +50,9 @@ class AttitudeVectorEnv(VectorEnv):
 
     Rendering (``[render]`` extra): ``"rgb_array"`` returns one frame per env (Gymnasium's
     vector convention, which its vector ``RecordVideo`` tiles into a grid; each frame
-    costs ≈5 ms at 320×240, so render small batches), each with its own readout under
+    costs ≈15–20 ms at the default 640×480 and ≈5 ms at 320×240 (``render_options``),
+    so render small batches), each showing its own Sun and nadir and its own thrusters'
+    plumes, each with its own readout under
     ``render_options={"overlay": True}``; ``"human"`` shows env 0.
     """
 
