@@ -13,6 +13,7 @@ scales all three channels of a face by one factor).
 
 from __future__ import annotations
 
+import copy
 import datetime
 
 import gymnasium as gym
@@ -219,6 +220,11 @@ def test_bad_picture_arguments_are_named():
             r.render(q, sun=[0.0, 0.0, 0.0])
         with pytest.raises(ValueError, match=r"nadir must have shape \(3,\)"):
             r.render(q, nadir=[1.0, 0.0])
+    with BodyRenderer(np.eye(3), 64, 48, spacecraft=sc) as r:
+        # a copy has its own client and draws the same spacecraft
+        firing = np.ones(8, dtype=bool)
+        np.testing.assert_array_equal(copy.deepcopy(r).render(q, firing=firing), r.render(q, firing=firing))
+        assert plume_mask(r.render(q, firing=firing)).sum() > 0
     with pytest.raises(ValueError, match="spacecraft must be a Spacecraft or None"):
         BodyRenderer(np.eye(3), spacecraft="6U")
 

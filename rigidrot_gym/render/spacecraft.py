@@ -43,7 +43,7 @@ STRUCTURE_COLOR = (0.72, 0.74, 0.80, 1.0)  # the box: anodised aluminium
 PANEL_COLOR = (0.10, 0.15, 0.55, 1.0)  # solar cells, and the user's own facets
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # numpy fields: identity, not ==
 class Plate:
     """One drawn box of the spacecraft.
 
@@ -65,7 +65,7 @@ class Plate:
         return self.centre + quaternion.rotate(self.rotation, signs * self.half_extents)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # numpy fields: identity, not ==
 class Spacecraft:
     """What is drawn of a spacecraft, body frame, m, about its centre of mass.
 
