@@ -127,6 +127,7 @@ def test_the_observation_blocks_follow_the_list():
         "sun_sensors",
         "sun",
         "magnetic_field",
+        "fault",
     ]
 
 

@@ -154,6 +154,16 @@ EXPECTED = {
     "thruster_modulation": ("thrusters.modulation", "remainder", "schmitt", "pwm"),
     "thruster_level_on": ("thrusters.level_on", 0.75, 0.8, 1.5),
     "thruster_level_off": ("thrusters.level_off", 0.25, 0.2, -0.1),
+    "wheel_fault": ("faults.wheel", "none", "stick", "jam"),
+    "wheel_fault_index": ("faults.wheel_index", -1, 2, 4),
+    "wheel_fault_share": ("faults.share", 0.5, 0.25, 1.5),
+    "fault_time": ("faults.time", "drawn", 10.0, -1.0),
+    "fault_window": ("faults.window", [0.0, 60.0], [10.0, 20.0], [1.0]),
+    "star_tracker_dropout": ("faults.star_tracker_dropout", 0.0, 5.0, -1.0),
+    "magnetometer_dropout": ("faults.magnetometer_dropout", 0.0, 5.0, "long"),
+    "gyro_dropout": ("faults.gyro_dropout", 0.0, 5.0, -5.0),
+    "gyro_dropout_axis": ("faults.gyro_dropout_axis", 0, 2, 3),
+    "faults_hidden": ("faults.hidden", True, False, 1),
 }
 # What a keyword's valid value needs besides: the field is the orbit's, the rods need the field.
 NEEDS = {
@@ -167,6 +177,10 @@ NEEDS = {
     "sun_sensor_model": {"orbit": True},
     "sensor_errors": {"gyro_model": "42"},
     "surfaces": {"orbit": True},
+    "wheel_fault": {"wheel_layout": "pyramid"},
+    "star_tracker_dropout": {"star_tracker_model": "42"},
+    "magnetometer_dropout": {"orbit": True, "magnetic_field": True, "magnetometer_model": "42"},
+    "gyro_dropout": {"gyro_model": "42"},
 }
 
 
@@ -204,6 +218,10 @@ SWITCHES = {
     "sensor_errors",
     "surfaces",
     "thruster_layout",
+    "wheel_fault",
+    "star_tracker_dropout",
+    "magnetometer_dropout",
+    "gyro_dropout",
 }
 # The ends of each numeric range: (values accepted, values just outside).
 TINY = 2.2250738585072014e-308  # the smallest normal float: smaller has no finite inverse

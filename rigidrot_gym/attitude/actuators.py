@@ -171,11 +171,27 @@ class Actuators:
         self._torques()
         return self.sign * np.asarray(commands) @ self.axes[:, : self.torquing].T
 
-    def commands_for(self, torque: np.ndarray) -> np.ndarray:
+    def commands_for(self, torque: np.ndarray, healthy: np.ndarray | None = None) -> np.ndarray:
         """The torquing actuators' torques (..., n − rods), N·m, of least norm that give the
-        body torque (..., 3), N·m (exact when their axes span the body frame)."""
+        body torque (..., 3), N·m (exact when their axes span the body frame).
+
+        ``healthy``: (n − rods,) or (..., n − rods) bool, the actuators to allocate over (the
+        pseudo-inverse of the healthy ones' axes; the others get zero); None: all."""
         self._torques()
-        return self.sign * np.asarray(torque) @ np.linalg.pinv(self.axes[:, : self.torquing]).T
+        axes = self.axes[:, : self.torquing]
+        if healthy is None:
+            return self.sign * np.asarray(torque) @ np.linalg.pinv(axes).T
+        torque = np.asarray(torque, dtype=np.float64)
+        healthy = np.asarray(healthy, dtype=bool)
+        if healthy.ndim == 0 or healthy.shape[-1] != self.torquing:
+            raise ValueError(f"healthy must have {self.torquing} entries per row, got shape {healthy.shape}")
+        mask = np.broadcast_to(healthy, (*torque.shape[:-1], self.torquing))
+        flat_mask, flat_torque = mask.reshape(-1, self.torquing), torque.reshape(-1, 3)
+        out = np.zeros_like(flat_mask, dtype=np.float64)
+        for row in np.unique(flat_mask, axis=0):
+            rows = np.all(flat_mask == row, axis=1)
+            out[np.ix_(rows, row)] = self.sign * flat_torque[rows] @ np.linalg.pinv(axes[:, row]).T
+        return out.reshape(mask.shape)
 
     def momentum(self, wheel_momenta: np.ndarray) -> np.ndarray:
         """Body-frame wheel momentum h = A h_w (..., 3) of wheel momenta (..., n − rods), N·m·s."""

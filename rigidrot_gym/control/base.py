@@ -48,7 +48,9 @@ class Controller(ABC):
     action, saturating at the actuator limits, with stable-baselines3's signature, so
     controllers and agents are evaluated by the same code (``evaluate_policy``, the
     control benchmark). With reaction wheels the torque is distributed over the wheels
-    by the least-norm allocation :meth:`Actuators.commands_for`. With magnetorquers beside
+    by the least-norm allocation :meth:`Actuators.commands_for`, over those in
+    ``healthy`` where a fault detector has set it
+    (:class:`~rigidrot_gym.control.fault_detection.Reallocating`). With magnetorquers beside
     the wheels, the rods unload them by the cross-product law
     (:mod:`~rigidrot_gym.control.momentum_dumping`, gain ``dumping_gain``, 1/s, an
     attribute to change) and the wheels take the rods' torque out of theirs.
@@ -67,6 +69,9 @@ class Controller(ABC):
                 "magnetorquers only, whose torque depends on the field: use rigidrot_gym.control.BDot"
             )
         self.dumping_gain = DUMPING_GAIN
+        # The torquing actuators it allocates over, (n,) or (N, n) bool; None: all of them
+        # (a fault detector sets it: rigidrot_gym.control.fault_detection).
+        self.healthy: np.ndarray | None = None
         self.max_rate = float(max_rate)
         if not np.isfinite(self.max_rate) or self.max_rate <= 0:
             raise ValueError(f"max_rate must be a positive number, got {max_rate!r}")
@@ -107,7 +112,7 @@ class Controller(ABC):
             dipole = dumping_dipole(self.dumping_gain, momentum, field)
             dipole = np.clip(dipole, -act.max_dipole, act.max_dipole)
             torque = torque - np.cross(dipole, field)
-        action = act.commands_for(torque) / act.max_torque
+        action = act.commands_for(torque, self.healthy) / act.max_torque
         if act.rods:
             action = np.concatenate([action, dipole / act.max_dipole], axis=-1)
         action = np.clip(action, -1.0, 1.0).astype(np.float32)

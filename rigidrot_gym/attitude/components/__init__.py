@@ -46,6 +46,7 @@ from rigidrot_gym.attitude.components import (
     declaration,
     delay,
     disturbances,
+    faults,
     gravity_gradient,
     gyro,
     magnetic_field,
@@ -93,6 +94,7 @@ BUILT_IN: tuple[Component, ...] = (
     thrusters.COMPONENT,
     surfaces.COMPONENT,
     sensor_errors.COMPONENT,
+    faults.COMPONENT,
 )
 # Then those of other packages (entry points of the group ``rigidrot_gym.components``).
 PLUGINS = plugins.discover(BUILT_IN)

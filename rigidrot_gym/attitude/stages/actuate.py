@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rigidrot_gym.attitude.components import actuator_noise, wheels
+from rigidrot_gym.attitude.components import actuator_noise, faults, wheels
 from rigidrot_gym.attitude.data import Features
 from rigidrot_gym.attitude.stages import FIRST_STREAM
 from rigidrot_gym.attitude.variates import ACTUATOR_PAIRS, STEP_PAIRS, block_normals
@@ -25,6 +25,7 @@ def command(features: Features) -> Callable:
     its normals (column i of the block)."""
     with_wheels, with_real_wheels, with_delay = features.wheels, features.real_wheels, features.delay
     with_noise, fast_noise = features.actuator_noise, features.fast_noise
+    wheel_fault = features.wheel_fault
 
     @jitable
     def command(call, bodies, equipment, work, noise, i):
@@ -43,6 +44,9 @@ def command(features: Features) -> Callable:
                 elif k % 2 == 0:
                     xi = actuator_noise.normals(equipment.keys[i], bodies.steps[i], k)
                 u = actuator_noise.perturb(u, bodies.limits[k, i], equipment.actuator_noise, xi[k % 2])
+            stuck = False
+            if wheel_fault and k < wheel_count:  # a failed wheel's command (faults)
+                u, stuck = faults.wheel_torque(equipment, wheel_fault, call.dt * bodies.steps[i], u, k, i)
             if with_real_wheels and k < wheel_count:
                 axes = equipment.axes
                 spin = axes[0, k] * rates[0] + axes[1, k] * rates[1] + axes[2, k] * rates[2]
@@ -52,6 +56,8 @@ def command(features: Features) -> Callable:
                 u = wheels.limit_by_momentum(
                     u, equipment.wheel_momentum[i, k], equipment.max_momentum[k], call.dt
                 )
+            if wheel_fault and stuck:  # a seized wheel: no torque passes, friction included
+                u = 0.0
             work.commands[k, i] = u
 
     return command

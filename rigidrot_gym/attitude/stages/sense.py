@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rigidrot_gym.attitude.components import (
+    faults,
     gyro,
     magnetic_field,
     magnetometer,
@@ -54,6 +55,8 @@ def readings(features: Features) -> Callable:
     with_gyro, with_tracker = features.gyro, features.star_tracker
     with_magnetometer, with_sun_sensors = features.magnetometer, features.sun_sensors
     with_errors = features.sensor_errors
+    tracker_dropout, magnetometer_dropout = features.tracker_dropout, features.magnetometer_dropout
+    gyro_dropout = features.gyro_dropout
 
     @jitable
     def read(call, bodies, equipment, work, step, normals, i):
@@ -81,17 +84,28 @@ def readings(features: Features) -> Callable:
                 gyro.start(equipment, rate, dt, normals, i)
             else:
                 gyro.read(equipment, rate, dt, normals, i)
+            if gyro_dropout and faults.dropped(equipment, equipment.fault_model.gyro_span, t, i):
+                faults.zero_gyro_axis(equipment, i)
         tracked = False
         if with_tracker:
             if step == 0:
                 star_tracker.hold(equipment, guess, i)
-            tracked = star_tracker.measure(equipment, q, r, to_sun, step, normals, i)
+            if tracker_dropout and faults.dropped(equipment, equipment.fault_model.tracker_span, t, i):
+                tracked = faults.miss(equipment, i)
+            else:
+                tracked = star_tracker.measure(equipment, q, r, to_sun, step, normals, i)
         field, sun_variance, sun_body = (0.0, 0.0, 0.0), 0.0, (0.0, 0.0, 0.0)
         if with_magnetometer:
             if step == 0:
                 magnetometer.start(equipment, normals, i)
             field = (equipment.field[i, 0], equipment.field[i, 1], equipment.field[i, 2])
-            if with_errors:
+            if (
+                magnetometer_dropout
+                and step > 0
+                and faults.dropped(equipment, equipment.fault_model.magnetometer_span, t, i)
+            ):
+                pass  # a dropout: the last reading stays (faults)
+            elif with_errors:
                 sensor_errors.read_magnetometer(equipment, qrotate_inv(q, field), normals, i)
             else:
                 magnetometer.read(equipment, qrotate_inv(q, field), normals, i)
