@@ -37,6 +37,7 @@ from rigidrot_gym.attitude.actuators import Actuators
 from rigidrot_gym.attitude.rows import OBS_SIZE
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.control.base import Controller
+from rigidrot_gym.physics.actuators import reaction_wheels
 
 # The observation holds h_w / h_max as float32: each value within 2⁻²⁵ h_max of the truth,
 # a difference of two within 2⁻²⁴; twice that for margin.
@@ -56,6 +57,11 @@ class WheelFaultDetector:
         ratio: the share of the expected momentum change a residual must pass (above the
             drawn torque spread).
         sigmas: how many standard deviations of the noise it must pass besides.
+        friction: a bound on each wheel's bearing friction, N·m (a real wheel's: its
+            Coulomb torque plus its viscous one at top speed), which the residual may hold
+            besides: W Δt of it joins the threshold.
+        deadband: a real wheel's smallest motor torque u_min, N·m: a command below it is
+            expected to move nothing.
     """
 
     def __init__(
@@ -67,14 +73,17 @@ class WheelFaultDetector:
         window: int = 5,
         ratio: float = 0.25,
         sigmas: float = 6.0,
+        friction: float = 0.0,
+        deadband: float = 0.0,
     ):
         if not actuators.wheels:
             raise ValueError(f"actuators must be reaction wheels, got {actuators!r}")
         for name, value in (("dt", dt), ("ratio", ratio), ("sigmas", sigmas)):
             if not np.isfinite(value) or value <= 0:
                 raise ValueError(f"{name} must be a positive number, got {value!r}")
-        if not np.isfinite(noise) or noise < 0:
-            raise ValueError(f"noise must be a number ≥ 0, got {noise!r}")
+        for name, value in (("noise", noise), ("friction", friction), ("deadband", deadband)):
+            if not np.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
         if int(window) != window or window < 1:
             raise ValueError(f"window must be an integer ≥ 1, got {window!r}")
         if int(delay) != delay or delay < 0:
@@ -84,17 +93,23 @@ class WheelFaultDetector:
         self.h_max = np.asarray(actuators.max_momentum[: self.n], dtype=np.float64)
         self.dt, self.noise, self.delay = float(dt), float(noise), int(delay)
         self.window, self.ratio, self.sigmas = int(window), float(ratio), float(sigmas)
+        self.friction, self.deadband = float(friction), float(deadband)
         self.reset(1)
 
     @classmethod
     def for_scenario(cls, scenario: Scenario, **options: Any) -> WheelFaultDetector:
-        """The test for a scenario's wheels, period, actuator noise and delay."""
+        """The test for a scenario's wheels (a real wheel's friction bound and deadband),
+        period, actuator noise and delay."""
+        real = {}
+        if scenario.wheel_model != "ideal":
+            m = reaction_wheels.PRESETS[scenario.wheel_model]
+            real = {"friction": m.coulomb + m.viscous * m.omega_max, "deadband": m.u_min}
         return cls(
             Actuators.of(scenario),
             scenario.dt,
             noise=scenario.actuator_noise,
             delay=1 if scenario.actuation_delay else 0,
-            **options,
+            **{**real, **options},
         )
 
     def reset(self, rows: int) -> None:
@@ -115,7 +130,8 @@ class WheelFaultDetector:
             residual = (self._momenta[-1] - self._momenta[0]) - np.sum(self._expected, axis=0)
             size = np.sum(np.abs(self._expected), axis=0)
             noise = self.sigmas * self.noise * self.dt * np.sqrt(np.sum(np.square(self._torques), axis=0))
-            threshold = self.ratio * size + noise + _ROUNDING * self.h_max
+            friction = self.window * self.dt * self.friction
+            threshold = self.ratio * size + noise + friction + _ROUNDING * self.h_max
             self.flagged |= np.abs(residual) > threshold
         return self.flagged
 
@@ -126,6 +142,7 @@ class WheelFaultDetector:
         acting = self._actions.pop(0)  # the one that acts in this period
         h = self._momenta[-1]
         torque = acting * self.u_max
+        torque = np.where(np.abs(torque) < self.deadband, 0.0, torque)
         after = np.clip(h + torque * self.dt, -self.h_max, self.h_max)
         self._expected = [*self._expected, after - h][-self.window :]
         self._torques = [*self._torques, torque][-self.window :]
