@@ -62,6 +62,11 @@ def configs(draw) -> tuple[str, dict]:
     env_id = draw(st.sampled_from(IDS))
     overrides = {"integrator": draw(st.sampled_from(TORQUE_METHODS)), **draw(REALISM)}
     scenario = find(env_id)
+    if scenario.thruster_layout != "none":  # they fly the body alone, on a library method
+        overrides.pop("wheel_layout", None)
+        overrides.pop("wheel_terminate_on_saturation", None)
+        own = [m for m in TORQUE_METHODS if isinstance(integrators.get(m), integrators.ComponentMethod)]
+        overrides["integrator"] = draw(st.sampled_from(own))
     if scenario.observe != "truth":  # its sensors replace the [sensors] table's Gaussian noise
         for name in ("attitude_noise_deg", "rate_noise", "rate_bias"):
             overrides.pop(name, None)

@@ -50,12 +50,15 @@ PRESETS = {"MiPS": model.VACCO_MIPS, "MONARC-1": model.MOOG_MONARC_1}
 COMMANDS = ("torque", "on_times")
 MODULATIONS = ("remainder", "schmitt")
 
-# Layout of the term's parameters: the torque of the thrusters firing in the sub-step
-# (3), then per thruster its torque at full thrust (3, principal axes) and the sub-steps
-# it fires (1).
+# Layout of the term's parameters, the period's work (a period that commits nothing leaves
+# the bodies' state as it was): the torque of the thrusters firing in the sub-step (3), then
+# per thruster its torque at full thrust (3, principal axes), the whole sub-steps it fires,
+# its modulation's memory after the period and its mapped force (N).
 ACTIVE = 0
-PER_THRUSTER = 4
-SIZE = 3 + PER_THRUSTER * COUNT
+FIRST = 3
+PER_THRUSTER = 6
+SUBSTEPS, MEMORY, FORCE = 3, 4, 5  # within a thruster's rows
+SIZE = FIRST + PER_THRUSTER * COUNT
 
 
 class ThrustersTable(Table, key="thrusters"):
@@ -167,46 +170,41 @@ def whole_substeps(on_time, resolution):
 
 
 @jitable
-def _on_times(equipment, work, dt, i):
-    """Body i's on-times (s) this period into ``equipment.thruster_next[i, COUNT:]`` and its
-    modulation's memory after it into ``equipment.thruster_next[i, :COUNT]`` (committed by
-    the advance hook): from a torque request by the mapping and the modulation, or the
-    commanded on-times."""
-    m, nxt, memory = equipment.thruster_model, equipment.thruster_next, equipment.thruster_memory
-    if m.torque_command:
-        forces = equipment.thruster_forces[i]
-        request = (work.commands[0, i], work.commands[1, i], work.commands[2, i])
-        model.map_torque(equipment.thruster_mapping, equipment.thruster_thrust, request, forces)
-        for k in range(COUNT):
-            if m.schmitt:
-                on, fired = model.schmitt_on_time(
-                    forces[k], memory[i, k] > 0.5, m.max_thrust, dt, m.min_on_time, m.level_on, m.level_off, 0
-                )
-                kept = 1.0 if fired else 0.0
-            else:
-                on, kept = model.remainder_on_time(
-                    forces[k], memory[i, k], m.max_thrust, dt, m.min_on_time, 0
-                )
-            nxt[i, k], nxt[i, COUNT + k] = kept, min(on, dt)
-    else:
-        for k in range(COUNT):
-            on = min(max(work.commands[k, i], 0.0), dt)
-            nxt[i, k], nxt[i, COUNT + k] = 0.0, on if on >= m.min_on_time else 0.0
+def _on_time(equipment, work, dt, at, k, i):
+    """Thruster k's on-time (s) this period for body i, and its modulation's memory after
+    it: from its mapped force (row ``at + FORCE``) by the modulation, or the commanded
+    on-time (a command under the minimum on-time fires nothing)."""
+    m, memory = equipment.thruster_model, equipment.thruster_memory
+    if not m.torque_command:
+        on = min(max(work.commands[k, i], 0.0), dt)
+        return (on if on >= m.min_on_time else 0.0), 0.0
+    force = work.params[at + FORCE, i]
+    if m.schmitt:
+        on, fired = model.schmitt_on_time(
+            force, memory[i, k] > 0.5, m.max_thrust, dt, m.min_on_time, m.level_on, m.level_off, 0
+        )
+        return min(on, dt), (1.0 if fired else 0.0)
+    on, kept = model.remainder_on_time(force, memory[i, k], m.max_thrust, dt, m.min_on_time, 0)
+    return min(on, dt), kept
 
 
 @jitable
 def hold(bodies, equipment, work, dt, row, i):
-    """Body i's on-times, and the term's parameters: each thruster's torque at full thrust
-    in principal axes and the whole sub-steps it fires."""
-    _on_times(equipment, work, dt, i)
-    p, o, full = work.params, bodies.principal, equipment.thruster_torques
+    """Body i's parameters of the term for the period: per thruster its torque at full
+    thrust in principal axes, the whole sub-steps it fires (its on-time from the torque
+    request's mapped force and the modulation, or as commanded) and its modulation's memory
+    after the period (committed by the advance hook)."""
+    p, o, full, m = work.params, bodies.principal, equipment.thruster_torques, equipment.thruster_model
+    if m.torque_command:  # the request's forces into their rows
+        request = (work.commands[0, i], work.commands[1, i], work.commands[2, i])
+        forces = p[row + FIRST + FORCE : row + SIZE : PER_THRUSTER, i]
+        model.map_torque(equipment.thruster_mapping, equipment.thruster_thrust, request, forces)
     b = (o[0, i], o[1, i], o[2, i], o[3, i])
     for k in range(COUNT):
-        at = row + 3 + PER_THRUSTER * k
+        at = row + FIRST + PER_THRUSTER * k
         p[at, i], p[at + 1, i], p[at + 2, i] = qrotate_inv(b, (full[k, 0], full[k, 1], full[k, 2]))
-        p[at + 3, i] = whole_substeps(
-            equipment.thruster_next[i, COUNT + k], equipment.thruster_model.resolution
-        )
+        on, kept = _on_time(equipment, work, dt, at, k, i)
+        p[at + SUBSTEPS, i], p[at + MEMORY, i] = whole_substeps(on, m.resolution), kept
 
 
 @jitable
@@ -217,8 +215,8 @@ def substep(work, row, m, lo, hi):
     for i in range(lo, hi):
         tau = (0.0, 0.0, 0.0)
         for k in range(COUNT):
-            at = row + 3 + PER_THRUSTER * k
-            if m < p[at + 3, i]:
+            at = row + FIRST + PER_THRUSTER * k
+            if m < p[at + SUBSTEPS, i]:
                 tau = vec.add(tau, (p[at, i], p[at + 1, i], p[at + 2, i]))
         p[row, i], p[row + 1, i], p[row + 2, i] = tau
 
@@ -235,16 +233,20 @@ TERM = torques.Term("thrusters", SIZE, add)
 def _advance_of(features):
     if not features.thrusters:
         return None
+    from rigidrot_gym.attitude.data import TORQUE_ROWS  # laid out once every component is
+
+    first = TORQUE_ROWS["thrusters"] + FIRST
 
     @jitable
     def advance(call, bodies, equipment, work, walk, lo, i):
         """Body i's modulation memory and on-times committed, its propellant added: the
         on-times as fired (whole sub-steps)."""
-        m, nxt = equipment.thruster_model, equipment.thruster_next
+        m, p = equipment.thruster_model, work.params
         burnt = 0.0
         for k in range(COUNT):
-            fired = m.resolution * whole_substeps(nxt[i, COUNT + k], m.resolution)
-            equipment.thruster_memory[i, k] = nxt[i, k]
+            at = first + PER_THRUSTER * k
+            fired = m.resolution * p[at + SUBSTEPS, i]
+            equipment.thruster_memory[i, k] = p[at + MEMORY, i]
             equipment.thruster_on_times[i, k] = fired
             burnt += model.propellant_mass(m.max_thrust, fired, m.isp)
         equipment.propellant[i] += burnt
@@ -315,21 +317,9 @@ COMPONENT = Component(
             lambda f: f.thrusters,
         ),
         State(
-            "thruster_forces",
-            "(N, COUNT) the mapped forces of the period, N",
-            _per_body(COUNT),
-            lambda f: f.thrusters,
-        ),
-        State(
             "thruster_memory",
             "(N, COUNT) the modulation's memory (remainder, or Schmitt's last state)",
             _per_body(COUNT),
-            lambda f: f.thrusters,
-        ),
-        State(
-            "thruster_next",
-            "(N, 2 COUNT) its memory after this period, then the on-times asked, s",
-            _per_body(2 * COUNT),
             lambda f: f.thrusters,
         ),
         State(
