@@ -266,7 +266,16 @@ def test_a_missing_extra_is_named_before_any_work(tmp_path, monkeypatch, capsys)
 # (long episodes: a rate that lingers at the tolerance); NadirPoint-v0_1, 90 final errors
 # by up to 0.17 deg and one success flipped (the MEKF and noisy sensors in the loop). There
 # the C policy can only be held to the summary row; everywhere else, episode by episode.
-SENSITIVE = {"RigidRot-MagDetumble-v0_1", "RigidRot-NadirPoint-v0_1"}
+# Agents whose episodes a float32 difference in an action can move: the pulse-modulated
+# thrusters fire whole sub-steps, so a request a hair over a rounding edge fires one more
+# (ThrusterSlew-v0_1: 1 of 100 final errors 7e-3° apart, success and settling equal).
+SENSITIVE = {
+    "RigidRot-MagDetumble-v0_1",
+    "RigidRot-NadirPoint-v0_1",
+    "RigidRot-ThrusterSlew-v0_1",
+    "RigidRot-ThrusterSlew-v0_2",
+    "RigidRot-ThrusterSlew-v0_3",
+}
 
 
 @pytest.mark.slow

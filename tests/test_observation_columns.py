@@ -18,7 +18,10 @@ from rigidrot_gym.attitude.env import AttitudeEnv
 from rigidrot_gym.physics.actuators import reaction_wheels
 
 CASES = [(env_id, {}) for env_id in rigidrot_gym.ENV_IDS]
-EVERY_BLOCK = ("RigidRot/NadirPoint-v0", {"sun": True, "actuation_delay": True})
+EVERY_BLOCK = (
+    "RigidRot/NadirPoint-v0",
+    {"sun": True, "actuation_delay": True, "wheel_fault": "stop", "faults_hidden": False},
+)
 STEPS = 12
 
 

@@ -408,6 +408,27 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         sun_sensors=np.zeros((0, 0)),
         sun_sensor_model=_zeros("sun_sensor_model"),
         sun_sensor_normals=np.zeros((0, 3)),
+        # the thrusters', surfaces', sensor errors' and faults': no feature here reads them
+        **dict.fromkeys(
+            (
+                "thruster_model",
+                "thruster_torques",
+                "thruster_mapping",
+                "thruster_thrust",
+                "thruster_memory",
+                "thruster_on_times",
+                "propellant",
+                "facets",
+                "surface_model",
+                "gyro_errors",
+                "magnetometer_errors",
+                "sun_sensor_errors",
+                "fault_time",
+                "fault_wheel",
+                "fault_happened",
+                "fault_model",
+            )
+        ),
     )
     call = data.Period(
         action=np.zeros((n, 3), dtype=np.float32),

@@ -113,5 +113,5 @@ def test_rendering_and_every_engine_print_nothing_on_stdout(tmp_path):
         """,
         tmp_path,
     )
-    assert out.stdout == "start\nframe (240, 320, 3)\n"
+    assert out.stdout == "start\nframe (480, 640, 3)\n"
     assert "pybullet build time" not in out.stderr

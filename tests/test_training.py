@@ -178,6 +178,9 @@ def test_committed_agents_are_the_ones_the_readme_names():
         "RigidRot-Reorient-v0_2",
         "RigidRot-Reorient-v0_3",
         "RigidRot-Reorient-v0_4",
+        "RigidRot-ThrusterSlew-v0_1",
+        "RigidRot-ThrusterSlew-v0_2",
+        "RigidRot-ThrusterSlew-v0_3",
         "RigidRot-WheelReorient-v0_1",
     ]
     semi = [
