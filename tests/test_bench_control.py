@@ -177,7 +177,8 @@ def test_policies_that_do_not_fit_a_scenario_are_left_out_and_named(tmp_path, ca
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert _cases(tmp_path) == {("pd", "RigidRot/Reorient-v0", "rk4", 1.0)}
-    fit = ", ".join(name for name in CONTROLLERS if name != "bdot")  # Reorient-v0 has torquers only
+    # Reorient-v0 has torquers only: neither rods (B-dot) nor wheels (reallocation)
+    fit = ", ".join(name for name in CONTROLLERS if name not in ("bdot", "reallocating"))
     why = f"bdot cannot command the actuators of RigidRot/Reorient-v0; the controllers that can: {fit}"
     assert f"left out: {why}\n" in out
 
@@ -244,3 +245,49 @@ def test_every_line_of_the_plot_can_be_told_apart_and_the_key_stays_inside(polic
     for ax in fig.axes:  # the key hides no curve
         assert not legend.get_window_extent(renderer).overlaps(ax.get_window_extent(renderer))
     plt.close(fig)
+
+
+def test_the_propellant_column_is_what_the_thrusters_fired():
+    """On ThrusterSlew-v0 each episode's propellant is the mass its firings burn,
+    F Σ t_on / (Isp g₀) over the on-times the env reported step by step (the MiPS preset:
+    55 mN, Isp 65 s), summed here by hand in a single env; the table shows it in grams,
+    and a table without thrusters has no such column."""
+    scenario = find("RigidRot/ThrusterSlew-v0")
+    seeds = [3, 4]
+    episodes, _ = control.run_episodes(CONTROLLERS["quaternion_feedback"](scenario), scenario, seeds)
+    for seed, episode in zip(seeds, episodes, strict=True):
+        env = gym.make("RigidRot/ThrusterSlew-v0").unwrapped
+        policy = CONTROLLERS["quaternion_feedback"](scenario)
+        obs, _ = env.reset(seed=seed)
+        fired, done = 0.0, False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(policy.predict(obs)[0])
+            fired += float(np.sum(info["thruster_on_times"]))
+            done = terminated or truncated
+        assert fired > 0.0
+        assert episode.propellant == pytest.approx(0.055 * fired / (65.0 * 9.80665), rel=1e-12)
+    summary = control.summarise("qf", scenario.id, "rk4", 1.0, episodes)
+    table = control.format_table([summary])
+    assert table.splitlines()[0].endswith("| propellant (g) |")
+    assert table.splitlines()[2].endswith(f"| {1e3 * np.mean([e.propellant for e in episodes]):.3g} |")
+    plain, _ = control.run_episodes(
+        CONTROLLERS["pd"](find("RigidRot/Reorient-v0")), "RigidRot/Reorient-v0", [0]
+    )
+    assert np.isnan(plain[0].propellant)
+    assert "propellant" not in control.format_table([control.summarise("pd", "r", "rk4", 1.0, plain)])
+
+
+def test_reallocating_enters_the_benchmark_by_name_and_settles_a_failed_wheel_sooner():
+    """``reallocating`` (quaternion feedback over the wheels its residual test has not
+    flagged) in the vector env of the benchmark, one row per seed: on WheelReorient-v0 with a
+    drawn wheel stopping at a drawn time in [2, 10] s, every episode succeeds, in fewer
+    steps on average than plain quaternion feedback, which still asks the stopped wheel for
+    its share (a quarter of the torque along its axis is lost: A_h A⁺ = I − ¾ a aᵀ); with
+    no wheels it does not apply."""
+    scenario = find("RigidRot/WheelReorient-v0").with_overrides(wheel_fault="stop", fault_window=[2.0, 10.0])
+    seeds = range(8)
+    plain, _ = control.run_episodes(CONTROLLERS["quaternion_feedback"](scenario), scenario, seeds)
+    fixed, _ = control.run_episodes(CONTROLLERS["reallocating"](scenario), scenario, seeds)
+    assert all(e.success for e in plain) and all(e.success for e in fixed)
+    assert np.mean([e.duration for e in fixed]) < 0.8 * np.mean([e.duration for e in plain])
+    assert CONTROLLERS["reallocating"](find("RigidRot/Reorient-v0")) is None

@@ -345,3 +345,33 @@ def test_on_real_wheels_the_test_allows_their_friction_and_deadband():
     assert np.isinf(healthy).all()
     ideal, _ = flags(find("RigidRot/NadirPoint-v0"), friction=0.0, deadband=0.0)
     assert np.isfinite(ideal).any()
+
+
+def test_a_rows_new_episode_clears_its_own_test_only():
+    """Two rows fed the same commands and momenta, one wheel's momentum short of what its
+    command gives (a stopped wheel): both flag it once the window is whole. A new episode of
+    row 0 clears row 0's flag and keeps row 1's; row 0 is tested again only once a whole
+    window of its new episode has passed, and then flags the same wheel."""
+    scenario = find("RigidRot/WheelReorient-v0").with_overrides(actuator_noise=0.0, actuation_delay=False)
+    detector = WheelFaultDetector.for_scenario(scenario, window=3)
+    detector.reset(2)
+    action = np.array([[1.0, 0.5, -0.5, 0.0]] * 2)
+    moved = np.where(np.arange(4) == 1, 0.0, action * detector.u_max * detector.dt)  # wheel 1 stopped
+    h = np.zeros((2, 4))
+    flags = []
+    for _ in range(4):  # observe, then command: the fourth observation closes a window of 3
+        flags.append(detector.observe(h).copy())
+        detector.commanded(action)
+        h = h + moved
+    assert [f.any() for f in flags] == [False, False, False, True]
+    assert flags[-1].tolist() == [[False, True, False, False]] * 2
+    detector.reset_rows(np.array([True, False]))
+    assert detector.flagged.tolist() == [[False] * 4, [False, True, False, False]]
+    h[0] = 0.0  # row 0's new episode: its momenta start again
+    for step in range(4):
+        flagged = detector.observe(h)
+        assert flagged[0].any() == (step == 3), step  # a whole window of the new episode first
+        assert flagged[1].tolist() == [False, True, False, False]
+        detector.commanded(action)
+        h = h + moved
+    assert detector.flagged[0].tolist() == [False, True, False, False]

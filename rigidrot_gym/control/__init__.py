@@ -5,7 +5,8 @@ benchmark uses (each reaches the Reorient tolerance; rate damping only detumbles
 gives None for a scenario whose actuators it cannot command (the benchmark then skips
 the pair): the torque laws need torquers or wheels (with magnetorquers beside the wheels
 they unload them: :mod:`~rigidrot_gym.control.momentum_dumping`), B-dot (:class:`BDot`)
-magnetorquers alone.
+magnetorquers alone, ``reallocating`` (quaternion feedback over the wheels a residual test
+has not flagged: :mod:`~rigidrot_gym.control.fault_detection`) wheels.
 """
 
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from typing import Any
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.control.base import Controller
 from rigidrot_gym.control.bdot import BDot
+from rigidrot_gym.control.fault_detection import Reallocating, WheelFaultDetector
 from rigidrot_gym.control.lqr import LQR, diagonal_gains
 from rigidrot_gym.control.pd import PD
 from rigidrot_gym.control.quaternion_feedback import QuaternionFeedback
@@ -23,6 +25,15 @@ from rigidrot_gym.control.sliding_mode import SlidingMode
 
 def _rods_only(scenario: Scenario) -> bool:
     return scenario.magnetorquers and not scenario.wheels
+
+
+def _reallocating(scenario: Scenario) -> Reallocating | None:
+    """Quaternion feedback (ωn = 0.5 rad/s) allocating over the wheels its residual test has
+    not flagged; None without wheels."""
+    if not scenario.wheels:
+        return None
+    controller = QuaternionFeedback.for_scenario(scenario, natural_frequency=0.5)
+    return Reallocating(controller, WheelFaultDetector.for_scenario(scenario))
 
 
 def _torques(make: Callable[[Scenario], Controller]) -> Callable[[Scenario], Controller | None]:
@@ -39,6 +50,7 @@ CONTROLLERS: dict[str, Callable[[Scenario], Any]] = {
     ),
     "rate_damping": _torques(lambda s: RateDamping.for_scenario(s, damping=1.0)),
     "bdot": lambda s: BDot.for_scenario(s) if _rods_only(s) else None,
+    "reallocating": _reallocating,
 }
 
 __all__ = [

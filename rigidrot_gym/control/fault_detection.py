@@ -24,7 +24,9 @@ while the wheel is commanded: a wheel asked for nothing shows nothing.
 :class:`Reallocating` wraps a controller: before each action it updates the test, and the
 controller allocates its torque over the wheels not flagged
 (:meth:`~rigidrot_gym.attitude.actuators.Actuators.commands_for`, the pseudo-inverse of the
-healthy wheels' axes); a flag stays for the episode.
+healthy wheels' axes); a flag stays for the episode. Each row (env) of a vector env keeps
+its own test: a row's new episode clears its flags and history only, and its residual is
+tested again once it has a whole window of its new episode.
 """
 
 from __future__ import annotations
@@ -121,6 +123,15 @@ class WheelFaultDetector:
         self._torques: list[np.ndarray] = []  # the torques commanded, N·m, the last W
         self._actions: list[np.ndarray] = [np.zeros((rows, self.n)) for _ in range(self.delay)]
 
+    def reset_rows(self, rows: np.ndarray) -> None:
+        """Forget rows (a bool mask (N,) or indices) that start new episodes: their flags,
+        their count of periods and the actions still waiting for them (the env starts an
+        episode with none pending); the other rows keep theirs."""
+        self.flagged[rows] = False
+        self.steps[rows] = 0
+        for waiting in self._actions:
+            waiting[rows] = 0.0
+
     def observe(self, momenta: np.ndarray) -> np.ndarray:
         """The wheels' momenta (N, n), N·m·s, as observed now: updates the test and returns
         the flags (N, n) (a flag stays)."""
@@ -132,7 +143,8 @@ class WheelFaultDetector:
             noise = self.sigmas * self.noise * self.dt * np.sqrt(np.sum(np.square(self._torques), axis=0))
             friction = self.window * self.dt * self.friction
             threshold = self.ratio * size + noise + friction + _ROUNDING * self.h_max
-            self.flagged |= np.abs(residual) > threshold
+            whole = (self.steps >= self.window)[:, None]  # a whole window of the row's episode
+            self.flagged |= whole & (np.abs(residual) > threshold)
         return self.flagged
 
     def commanded(self, actions: np.ndarray) -> None:
@@ -152,7 +164,8 @@ class WheelFaultDetector:
 class Reallocating:
     """A controller that allocates over the wheels its :class:`WheelFaultDetector` has not
     flagged, with the controller's ``predict`` signature (one env's observations, or N
-    rows; ``episode_start`` (N,) resets the test for a new episode of every row)."""
+    rows; ``episode_start`` (N,) starts the test afresh for the rows that start new episodes,
+    as a vector env's autoreset needs)."""
 
     def __init__(self, controller: Controller, detector: WheelFaultDetector):
         self.controller, self.detector = controller, detector
@@ -168,10 +181,10 @@ class Reallocating:
         """The controller's action once the test has seen the observation."""
         obs = np.asarray(observation)
         rows = obs.reshape(-1, obs.shape[-1])
-        if episode_start is not None and np.any(episode_start):
-            self.detector.reset(rows.shape[0])
         if self.detector.flagged.shape[0] != rows.shape[0]:
             self.detector.reset(rows.shape[0])
+        elif episode_start is not None:
+            self.detector.reset_rows(np.asarray(episode_start, dtype=bool).reshape(rows.shape[0]))
         flagged = self.detector.observe(rows[:, self._wheels].astype(np.float64) * self.detector.h_max)
         self.controller.healthy = ~flagged if flagged.any() else None
         action, state = self.controller.predict(observation, state, episode_start, deterministic)

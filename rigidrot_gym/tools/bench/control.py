@@ -13,7 +13,8 @@ reports per episode:
 * settling time: the first time from which the body stays inside the tolerance
   (pointing and rate, ``in_tolerance``) to the episode's end, s; NaN (a "—" in the
   tables) when it never does,
-* final pointing error (deg), control effort ∫|τ| dt (N·m·s), peak body rate (rad/s).
+* final pointing error (deg), control effort ∫|τ| dt (N·m·s), peak body rate (rad/s),
+* propellant burnt in the episode (kg, ``info["propellant"]``; NaN without thrusters).
 
 Scenarios: ``Reorient-v0`` (ideal torquers, exact sensors) and ``WheelReorient-v0``
 (reaction-wheel pyramid, delay, noise, disturbances, randomised body), where the
@@ -73,6 +74,7 @@ class Episode:
     effort: float
     peak_rate: float
     duration: float
+    propellant: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class Summary:
     final_error_deg: float
     effort: float
     peak_rate: float
+    propellant: float = float("nan")
 
 
 @dataclass(frozen=True, eq=False)
@@ -206,6 +209,7 @@ def run_episodes(
                 effort=float(effort[i]),
                 peak_rate=float(peak[i]),
                 duration=t,
+                propellant=float(info["propellant"][i]) if "propellant" in info else float("nan"),
             )
             running[i] = False
     env.close()
@@ -213,7 +217,8 @@ def run_episodes(
 
 
 def summarise(policy: str, scenario: str, integrator: str, scale: float, episodes: list[Episode]) -> Summary:
-    """Success rate and means (settling time over the successful episodes only)."""
+    """Success rate and means (settling time over the successful episodes only; propellant
+    NaN without thrusters)."""
     ok = [e for e in episodes if e.success]
     return Summary(
         policy=policy,
@@ -226,6 +231,7 @@ def summarise(policy: str, scenario: str, integrator: str, scale: float, episode
         final_error_deg=float(np.mean([e.final_error_deg for e in episodes])),
         effort=float(np.mean([e.effort for e in episodes])),
         peak_rate=float(np.mean([e.peak_rate for e in episodes])),
+        propellant=float(np.mean([e.propellant for e in episodes])),
     )
 
 
@@ -348,7 +354,9 @@ def benchmark(
 
 
 def format_table(summaries: list[Summary]) -> str:
-    """Markdown table of the summaries."""
+    """Markdown table of the summaries, with a column of the propellant burnt (g) where a
+    case has thrusters."""
+    fuel = any(np.isfinite(s.propellant) for s in summaries)
     header = (
         "policy",
         "scenario",
@@ -360,7 +368,7 @@ def format_table(summaries: list[Summary]) -> str:
         "final error (deg)",
         "effort ∫|τ|dt (N·m·s)",
         "peak rate (rad/s)",
-    )
+    ) + (("propellant (g)",) if fuel else ())
     cells = [
         (
             s.policy,
@@ -374,9 +382,10 @@ def format_table(summaries: list[Summary]) -> str:
             f"{s.effort:.3g}",
             f"{s.peak_rate:.3g}",
         )
+        + ((("—" if np.isnan(s.propellant) else f"{1e3 * s.propellant:.3g}"),) if fuel else ())
         for s in summaries
     ]
-    return markdown_table(header, cells, "lllrrrrrrr")
+    return markdown_table(header, cells, "lllrrrrrrr" + "r" * fuel)
 
 
 def _runs(values: Sequence[int]) -> str:
