@@ -174,6 +174,8 @@ def test_committed_agents_are_the_ones_the_readme_names():
         "RigidRot-Detumble-v0_4",
         "RigidRot-MagDetumble-v0_1",
         "RigidRot-NadirPoint-v0_1",
+        "RigidRot-NadirPointFault-v0_1",
+        "RigidRot-NadirPointFault-v0_3",
         "RigidRot-Reorient-v0_1",
         "RigidRot-Reorient-v0_2",
         "RigidRot-Reorient-v0_3",
