@@ -31,7 +31,7 @@ else:  # pragma: no cover
 import rigidrot_gym  # noqa: F401
 from rigidrot_gym.attitude.env import surroundings
 from rigidrot_gym.attitude.pictures import spacecraft_of
-from rigidrot_gym.attitude.scenario import SHAPES, builtin_files
+from rigidrot_gym.attitude.scenario import SHAPES, builtin_files, load
 from rigidrot_gym.physics.rotation import inertia
 from rigidrot_gym.render import BodyRenderer, tile
 from rigidrot_gym.render.spacecraft import (
@@ -465,3 +465,18 @@ def test_nadir_points_frames_show_its_box_not_the_ellipsoid_in_the_single_and_ve
         assert frame.shape == (240, 320, 3)
         assert_box_drawn(frame, sc, q[i])
     vec.close()
+
+
+def test_parts_with_thrusters_draw_the_parts_and_the_nozzles(tmp_path):
+    (path,) = [f for f in builtin_files() if f.name == "thruster_slew.toml"]
+    text = path.read_text()
+    body = "[body]\nmoments = [0.08, 0.10, 0.05]"
+    assert text.count(body) == 1
+    parts = '[[body.parts]]\nshape = "solid_box"\nmass = 12.0\nsize = [0.1, 0.226, 0.34]\n'
+    parts += "position = [0.0, 0.0, 0.02]"
+    (tmp_path / "parts.toml").write_text(text.replace(body, parts))
+    sc = spacecraft_of(load(tmp_path / "parts.toml"))
+    (box,) = sc.solids  # the parts, not the thrusters' box (0.1 × 0.2263 × 0.366 m)
+    assert np.ptp(box.vertices, axis=0) == pytest.approx([0.1, 0.226, 0.34])
+    assert box.vertices.mean(axis=0) == pytest.approx([0.0, 0.0, 0.0])  # about its own centre of mass
+    assert sc.thruster_positions.shape == (8, 3)
