@@ -621,3 +621,21 @@ def test_the_gravity_gradient_moved_to_its_own_table_and_old_files_load_unchange
     both = {**new, "disturbance": {"gravity_gradient": True}}
     with pytest.raises(ScenarioError, match="gravity_gradient"):
         load(_write(tmp_path, both, "both.toml"))
+
+
+def test_a_body_of_parts_keeps_them_for_the_pictures_and_only_while_the_inertia_is_theirs():
+    slew = scenario_module.find("RigidRot/Slew-v0")
+    assert [p.shape for p in slew.parts] == ["solid_box", "thin_plate", "thin_plate", "solid_cylinder"]
+    antenna = slew.parts[3]
+    assert antenna.dimensions == {"radius": 0.2, "height": 0.05}
+    np.testing.assert_array_equal(antenna.part.position, [0.25, 0.3, 0.45])
+    assert antenna.part.mass == 3.0
+    # A setting changed: the parts go along, and no digest moves (they are in none).
+    faster = slew.with_overrides(dt=0.1)
+    assert faster.parts is slew.parts and dataclasses.replace(slew).digest() == slew.digest()
+    # The inertia replaced: the body is no longer theirs.
+    assert slew.with_overrides(inertia=[1.0, 2.0, 2.5]).parts == ()
+    assert dataclasses.replace(slew, inertia=np.diag([1.0, 2.0, 2.5])).parts == ()
+    assert scenario_module.find("RigidRot/Reorient-v0").parts == ()
+    with pytest.raises(ScenarioError, match="field parts"):
+        dataclasses.replace(slew, parts=["solid_box"])

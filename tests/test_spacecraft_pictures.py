@@ -1,7 +1,7 @@
 """Pictures of the spacecraft a scenario declares (rigidrot_gym.render.spacecraft, read from the
 scenario by rigidrot_gym.attitude.pictures): the 6U box
-and its panels, the thrusters' plumes as they fire, the Sun and nadir arrows, in the single
-and the vector env's frames.
+and its panels, the parts of a [[body.parts]] body, the thrusters' plumes as they fire, the
+Sun and nadir arrows, in the single and the vector env's frames.
 
 Pixel expectations come from the camera's geometry, worked out by hand as in
 tests/test_render.py: with camera_yaw = camera_pitch = 0 the eye is on the −y axis at the
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -22,9 +23,24 @@ import pytest
 
 pytest.importorskip("pybullet")
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 import rigidrot_gym  # noqa: F401
+from rigidrot_gym.attitude.env import surroundings
 from rigidrot_gym.attitude.pictures import spacecraft_of
+from rigidrot_gym.attitude.scenario import SHAPES, builtin_files, load
+from rigidrot_gym.physics.rotation import inertia
 from rigidrot_gym.render import BodyRenderer, tile
+from rigidrot_gym.render.spacecraft import (
+    PANEL_COLOR,
+    PLATE_THICKNESS,
+    STRUCTURE_COLOR,
+    Spacecraft,
+    part_solid,
+)
 
 W, H = 640, 480
 DISTANCE = 4.5  # BodyRenderer's default camera distance
@@ -49,6 +65,11 @@ def rot_z(angle: float) -> np.ndarray:
 def navy_mask(f: np.ndarray) -> np.ndarray:  # the panels' cells (0.10, 0.15, 0.55)
     r, g, b = (f[..., i].astype(float) for i in range(3))
     return (b >= 40) & (r <= 0.3 * b) & (g >= 0.15 * b) & (g <= 0.4 * b)
+
+
+def grey_mask(f: np.ndarray) -> np.ndarray:  # the structure (0.72, 0.74, 0.80), and the ellipsoid
+    r, g, b = (f[..., i].astype(float) for i in range(3))
+    return (b >= 40) & (b <= 250) & (r >= 0.85 * b) & (r <= 0.95 * b) & (g >= 0.88 * b) & (g <= 0.97 * b)
 
 
 def plume_mask(f: np.ndarray) -> np.ndarray:  # pale cyan (0.55, 1, 1)
@@ -104,7 +125,10 @@ def test_the_panels_appear_where_the_camera_puts_them_and_not_without_surfaces()
         assert navy[top + 3 : bottom - 3, left + 3 : right - 3].mean() > 0.95
         outline[top - 3 : bottom + 3, left - 3 : right + 3] = True
     assert navy[~outline].sum() == 0  # no cells outside the two outlines
-    assert spacecraft_of(scenario("RigidRot/NadirPoint-v0")) is None  # surfaces off: the ellipsoid
+    # Surfaces off: its part, the box, without cells; no surfaces, parts nor thrusters: the ellipsoid.
+    with BodyRenderer(np.eye(3), spacecraft=spacecraft_of(scenario("RigidRot/NadirPoint-v0")), **FRONT) as r:
+        assert navy_mask(r.render(q)).sum() == 0
+    assert spacecraft_of(scenario("RigidRot/Reorient-v0")) is None
     stowed = spacecraft_of(scenario("RigidRot/NadirPoint-v0", surfaces=True, surface_facets="6U-stowed"))
     with BodyRenderer(np.eye(3), spacecraft=stowed, **FRONT) as r:
         assert navy_mask(r.render(q)).sum() == 0
@@ -115,8 +139,10 @@ def test_the_panels_appear_where_the_camera_puts_them_and_not_without_surfaces()
 def test_a_users_facet_is_a_square_of_its_area_in_its_plane():
     facets = [{"area": 0.04, "normal": [0.0, -1.0, 0.0], "centre": [0.2, 0.0, 0.0]}]
     sc = spacecraft_of(scenario("RigidRot/NadirPoint-v0", surfaces=True, surface_facets=facets))
-    (plate,) = sc.plates
-    assert plate.half_extents[1:] == pytest.approx([0.1, 0.1])  # a 0.2 m square: 0.04 m²
+    (plate,) = sc.solids
+    # a 0.2 m square (0.04 m²) from x = 0.1 to 0.3 in the plane y = 0, facing −y
+    assert np.ptp(plate.vertices, axis=0) == pytest.approx([0.2, 0.004, 0.2])
+    assert plate.vertices.mean(axis=0) == pytest.approx([0.2, 0.0, 0.0])
     # A 0.2 m square facing −y (the camera), centred at x = 0.2 m: drawn from x = 0.1 to 0.3.
     scale = 1.0 / np.linalg.norm([0.3, 0.002, 0.1])
     assert sc.scale == pytest.approx(scale, rel=1e-3)
@@ -245,3 +271,212 @@ def test_the_overlays_legend_names_what_is_drawn():
         assert (yellow_mask(box).sum() > 0) == drawn  # the Sun's swatch
         assert (navy_mask(box).sum() > 0) == drawn  # the cells' swatch
         env.close()
+
+
+# --------------------------------------------------------------------------- [[body.parts]]
+
+
+def matrix(q) -> np.ndarray:
+    """The rotation matrix of the unit quaternion [w, x, y, z] (the textbook formula)."""
+    w, x, y, z = np.asarray(q, dtype=float) / np.linalg.norm(q)
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
+def slew_parts() -> tuple[list[dict], np.ndarray]:
+    """envs/slew.toml's parts as its file writes them, and the centre of mass that
+    inertia.compose gives them."""
+    (path,) = [f for f in builtin_files() if f.name == "slew.toml"]
+    parts = tomllib.loads(path.read_text())["body"]["parts"]
+    placed = []
+    for p in parts:
+        dimensions = {k: v for k, v in p.items() if k not in ("shape", "mass", "position", "orientation")}
+        tensor = getattr(inertia, p["shape"])(p["mass"], **dimensions)
+        placed.append(inertia.Part(p["mass"], tensor, p["position"], p.get("orientation", [1, 0, 0, 0])))
+    return parts, inertia.compose(placed).center_of_mass
+
+
+def own_vertices(p: dict) -> np.ndarray:
+    """The vertices of a part of slew.toml in its own axes: a box's and a thin plate's
+    corners (the plate PLATE_THICKNESS of its shorter side thick), a cylinder's 16-gons at
+    angles 2πk/16 from x on its end circles."""
+    if p["shape"] == "solid_box":
+        half = np.array(p["size"]) / 2
+    elif p["shape"] == "thin_plate":
+        half = np.array([*p["size"], PLATE_THICKNESS * min(p["size"])]) / 2
+    else:
+        assert p["shape"] == "solid_cylinder"
+        angle = 2 * np.pi * np.arange(16) / 16
+        ring = p["radius"] * np.column_stack([np.cos(angle), np.sin(angle)])
+        return np.array([[*xy, z] for z in (-p["height"] / 2, p["height"] / 2) for xy in ring])
+    return np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * half
+
+
+def expected_slew_vertices() -> list[np.ndarray]:
+    """Each part's vertices in the body frame about the composed centre of mass."""
+    parts, com = slew_parts()
+    return [
+        np.asarray(p["position"]) - com + own_vertices(p) @ matrix(p.get("orientation", [1, 0, 0, 0])).T
+        for p in parts
+    ]
+
+
+def test_the_solids_of_a_body_of_parts_lie_where_its_parts_put_them():
+    sc = spacecraft_of(scenario("RigidRot/Slew-v0"))
+    expected = expected_slew_vertices()
+    assert len(sc.solids) == 4 and len(sc.thruster_positions) == 0
+    for solid, want in zip(sc.solids, expected, strict=True):
+        assert solid.vertices.shape == want.shape
+        gap = np.linalg.norm(solid.vertices[:, None, :] - want[None, :, :], axis=-1)
+        # every drawn vertex is one of the part's, and every one of the part's is drawn
+        assert gap.min(axis=1).max() < 1e-12 and gap.min(axis=0).max() < 1e-12
+    # the bus and the antenna in the structure's colour, the thin plates (panels) in the cells'
+    assert [s.color for s in sc.solids] == [STRUCTURE_COLOR, PANEL_COLOR, PANEL_COLOR, STRUCTURE_COLOR]
+    # the farthest vertex, a panel's outer corner, is drawn at 1
+    assert sc.scale == pytest.approx(1 / np.linalg.norm(np.concatenate(expected), axis=1).max(), rel=1e-12)
+
+
+EXAMPLES = {  # a part of each shape, and where its vertices must lie in its own axes
+    "solid_box": ({"size": [0.2, 0.3, 0.4]}, lambda v: np.abs(v) == pytest.approx([0.1, 0.15, 0.2])),
+    "solid_cylinder": (
+        {"radius": 0.2, "height": 0.1},
+        lambda v: [np.hypot(v[0], v[1]), abs(v[2])] == pytest.approx([0.2, 0.05]),
+    ),
+    "hollow_cylinder": (  # drawn as its outer cylinder
+        {"inner_radius": 0.1, "outer_radius": 0.15, "height": 0.3},
+        lambda v: [np.hypot(v[0], v[1]), abs(v[2])] == pytest.approx([0.15, 0.15]),
+    ),
+    "solid_sphere": ({"radius": 0.25}, lambda v: np.linalg.norm(v) == pytest.approx(0.25)),
+    "ellipsoid": (
+        {"semi_axes": [0.1, 0.2, 0.3]},
+        lambda v: np.sum((v / [0.1, 0.2, 0.3]) ** 2) == pytest.approx(1.0),
+    ),
+    "thin_rod": (  # PLATE_THICKNESS of its length across
+        {"length": 0.8},
+        lambda v: [np.hypot(v[0], v[1]), abs(v[2])] == pytest.approx([0.008, 0.4]),
+    ),
+    "thin_plate": ({"size": [0.8, 0.4]}, lambda v: np.abs(v) == pytest.approx([0.4, 0.2, 0.004])),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_each_shape_is_a_convex_solid_on_its_own_geometry_with_outward_faces(shape):
+    dimensions, on_it = EXAMPLES[shape]
+    position, com = np.array([0.3, -0.2, 0.1]), np.array([0.05, 0.0, -0.02])
+    q = np.array([0.9, 0.3, -0.2, 0.25]) / np.linalg.norm([0.9, 0.3, -0.2, 0.25])
+    solid = part_solid(shape, dimensions, position, q, com)
+    own = (solid.vertices - (position - com)) @ matrix(q)  # back in the part's axes
+    assert len(own) >= 8 and all(on_it(v) for v in own)
+    # Every face flat and every vertex on or behind each face: convex, faces wound outwards.
+    points, normals, indices = solid.mesh()
+    assert len(indices) % 3 == 0 and np.allclose(np.linalg.norm(normals, axis=1), 1.0)
+    for n, p in zip(normals[indices[::3]], points[indices[::3]], strict=True):
+        assert np.max((solid.vertices - p) @ n) < 1e-12
+    for a, b, c in indices.reshape(-1, 3):
+        area = np.cross(points[b] - points[a], points[c] - points[a])
+        assert area @ normals[a] > 0 and np.allclose(normals[a], normals[b])
+    # the faces close the solid: every edge is shared by two faces, walked once each way
+    edges = [(f[k], f[(k + 1) % len(f)]) for f in solid.faces for k in range(len(f))]
+    assert sorted(edges) == sorted((b, a) for a, b in edges) and len(set(edges)) == len(edges)
+    with pytest.raises(ValueError, match="shape must be one of"):
+        part_solid("torus", {}, position, q, com)
+
+
+def test_a_body_of_parts_is_drawn_where_its_parts_project():
+    # Slew-v0 unturned, seen from −y: its panels (thin plates, x-z plane after their turn)
+    # face the camera, navy inside their projected outlines and nowhere else.
+    sc = spacecraft_of(scenario("RigidRot/Slew-v0"))
+    expected = expected_slew_vertices()
+    with BodyRenderer(np.eye(3), spacecraft=sc, **FRONT) as r:
+        frame = r.render(np.array([1.0, 0.0, 0.0, 0.0]))
+    navy = navy_mask(frame)
+    outline = np.zeros(navy.shape, dtype=bool)
+    for panel in expected[1:3]:
+        cols, rows = zip(*(project(sc.scale * v) for v in panel), strict=True)
+        top, bottom, left, right = round(min(rows)), round(max(rows)), round(min(cols)), round(max(cols))
+        # the body's x axis (red) crosses each panel in front of it: most, not all, is navy
+        assert navy[top + 3 : bottom - 3, left + 3 : right - 3].mean() > 0.75
+        outline[top - 3 : bottom + 3, left - 3 : right + 3] = True
+    assert navy[~outline].sum() == 0
+    assert grey_mask(frame).sum() > 1000  # the bus and the antenna
+
+
+def hull_mask(points: np.ndarray, shape: tuple[int, int], margin: float) -> np.ndarray:
+    """Pixels whose centres lie inside the convex hull of the 2-D ``points`` (column,
+    row), pushed out by ``margin`` pixels (in by −margin)."""
+    from scipy.spatial import ConvexHull
+
+    equations = ConvexHull(points).equations  # n·x + d ≤ 0 inside, n unit
+    rows, cols = np.mgrid[0 : shape[0], 0 : shape[1]]
+    pixels = np.stack([cols + 0.5, rows + 0.5], axis=-1)
+    return np.all(pixels @ equations[:, :2].T + equations[:, 2] <= margin, axis=-1)
+
+
+def box_outline(sc: Spacecraft, q: np.ndarray, width: int, height: int) -> np.ndarray:
+    """(8, 2) where NadirPoint-v0's box (0.1 × 0.226 × 0.34 m, its one part, centred on
+    its centre of mass) projects at attitude q, in pixels."""
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * [0.05, 0.113, 0.17]
+    assert sc.scale == pytest.approx(1 / np.linalg.norm([0.05, 0.113, 0.17]), rel=1e-12)
+    world = sc.scale * corners @ matrix(q).T
+    return np.array([project(c, width, height) for c in world])
+
+
+def assert_box_drawn(frame: np.ndarray, sc: Spacecraft, q: np.ndarray) -> None:
+    """The structure's grey fills the box's projected outline (the arrows and axes from
+    the centre cross some of it) and shows nowhere outside it."""
+    height, width = frame.shape[:2]
+    outline = box_outline(sc, q, width, height)
+    grey = grey_mask(frame)
+    inside = hull_mask(outline, grey.shape, -3.0)
+    assert inside.sum() > 200 and grey[inside].mean() > 0.6
+    assert grey[~hull_mask(outline, grey.shape, 3.0)].sum() == 0
+
+
+def test_nadir_points_frames_show_its_box_not_the_ellipsoid_in_the_single_and_vector_env():
+    env = gym.make("RigidRot/NadirPoint-v0", render_mode="rgb_array", render_options=FRONT)
+    env.reset(seed=0)
+    frame = env.render()
+    assert frame.shape == (480, 640, 3)
+    batch = env.unwrapped.batch
+    q, w = batch.body_state()
+    sc = env.unwrapped._renderer.spacecraft
+    assert_box_drawn(frame, sc, q[0])
+    # The ellipsoid it drew before, of the same body in the same state, in the same grey:
+    # other pixels, and grey outside the box (the ellipsoid reaches farther along z).
+    with BodyRenderer(batch.inertia()[0], **FRONT) as r:
+        ellipsoid = r.render(q[0], w[0], batch.target[0], **surroundings(env.unwrapped, 0))
+    assert np.any(ellipsoid != frame)
+    outline = box_outline(sc, q[0], 640, 480)
+    assert grey_mask(ellipsoid)[~hull_mask(outline, (480, 640), 3.0)].sum() > 100
+    env.close()
+
+    size = {**FRONT, "width": 320, "height": 240}
+    vec = gym.make_vec("RigidRot/NadirPoint-v0", 2, render_mode="rgb_array", render_options=size)
+    vec.reset(seed=3)
+    frames = vec.render()
+    q, _ = vec.unwrapped.batch.body_state()
+    assert not np.allclose(q[0], q[1])
+    for i, frame in enumerate(frames):
+        assert frame.shape == (240, 320, 3)
+        assert_box_drawn(frame, sc, q[i])
+    vec.close()
+
+
+def test_parts_with_thrusters_draw_the_parts_and_the_nozzles(tmp_path):
+    (path,) = [f for f in builtin_files() if f.name == "thruster_slew.toml"]
+    text = path.read_text()
+    body = "[body]\nmoments = [0.08, 0.10, 0.05]"
+    assert text.count(body) == 1
+    parts = '[[body.parts]]\nshape = "solid_box"\nmass = 12.0\nsize = [0.1, 0.226, 0.34]\n'
+    parts += "position = [0.0, 0.0, 0.02]"
+    (tmp_path / "parts.toml").write_text(text.replace(body, parts))
+    sc = spacecraft_of(load(tmp_path / "parts.toml"))
+    (box,) = sc.solids  # the parts, not the thrusters' box (0.1 × 0.2263 × 0.366 m)
+    assert np.ptp(box.vertices, axis=0) == pytest.approx([0.1, 0.226, 0.34])
+    assert box.vertices.mean(axis=0) == pytest.approx([0.0, 0.0, 0.0])  # about its own centre of mass
+    assert sc.thruster_positions.shape == (8, 3)

@@ -359,9 +359,10 @@ class AttitudeEnv(gym.Env[np.ndarray, np.ndarray]):
       TinyRenderer, no display needed) or ``"human"`` (a PyBullet GUI window; without a
       display it warns once and draws off-screen), 640 × 480 pixels by default. The body is
       drawn as the spacecraft its scenario declares (the ``[surfaces]`` facets: the 6U box
-      and its panels for ``"6U"``; else the box of its ``[thrusters]``; each thruster as a
-      nozzle, with a plume when it fired in the last period), or else as the ellipsoid of
-      this episode's inertia, with its axes; the target attitude as pale axes, L and ω as
+      and its panels for ``"6U"``; else the ``[[body.parts]]`` its body is composed of,
+      each at its place about their centre of mass; else the box of its ``[thrusters]``;
+      each thruster as a nozzle, with a plume when it fired in the last period), or else
+      as the ellipsoid of this episode's inertia, with its axes; the target attitude as pale axes, L and ω as
       arrows, and on an orbit the directions to the Sun and to the Earth's centre (nadir)
       as arrows (:mod:`rigidrot_gym.render.spacecraft`). ``render_options`` passes
       ``width``, ``height``, ``camera_distance``, ``camera_yaw``, ``camera_pitch`` to

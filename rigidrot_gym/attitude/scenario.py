@@ -257,6 +257,24 @@ class Reward(Table, key="reward"):
 # --------------------------------------------------------------------------- the scenario
 
 
+@dataclass(frozen=True, eq=False)  # numpy fields: identity, not ==
+class BodyPart:
+    """A part of a ``[[body.parts]]`` body as its file declares it: what the pictures draw
+    (:func:`~rigidrot_gym.attitude.pictures.spacecraft_of`); the inertia is composed from
+    the :attr:`part` of each alone.
+
+    Attributes:
+        shape: one of :data:`SHAPES`.
+        dimensions: its dimensions by the keys of its shape's function (``size``,
+            ``radius``, ``height``...), m: numbers or read-only arrays.
+        part: its mass, tensor, position and orientation (part frame to body frame).
+    """
+
+    shape: str
+    dimensions: dict[str, Any]
+    part: inertia_module.Part
+
+
 # The tables whose settings enter the digest only away from their defaults: those of other
 # packages' components (components.plugins) and of the package's own declared
 # ``keeps_digests`` (added after digests were published): a scenario that leaves them at
@@ -303,6 +321,10 @@ class Scenario:
     id: str = setting(REQUIRED, check=text, doc="the Gymnasium id it is registered as")
     description: str = setting("", check=text, doc="the task, in one line")
     inertia: np.ndarray  # (3, 3) body-frame tensor about the centre of mass, kg·m²
+    # The [[body.parts]] the inertia was composed from (empty for moments or a tensor);
+    # drawn by the pictures, in no digest: kept by dataclasses.replace as long as the
+    # inertia stays theirs, dropped when it is replaced.
+    parts: tuple[BodyPart, ...] = dataclasses.field(default=(), compare=False, repr=False)
     simulation: Simulation
     start: Start
     target: Target
@@ -312,7 +334,9 @@ class Scenario:
     # then each component's table (its ``table_attribute``), in the list's order
     source: str = "<keywords>"
 
-    def __init__(self, *, inertia: Any, source: str = "<keywords>", **values: Any) -> None:
+    def __init__(
+        self, *, inertia: Any, source: str = "<keywords>", parts: tuple[BodyPart, ...] = (), **values: Any
+    ) -> None:
         source = source if isinstance(source, str) else repr(source)
         object.__setattr__(self, "source", source)
         for name, value in compose(type(self), values, source).items():
@@ -321,7 +345,9 @@ class Scenario:
         # at every step, where __getattr__ would cost half a microsecond a read.
         for keyword, declared in settings_of(type(self)).items():
             object.__setattr__(self, keyword, declared.value(self))
-        object.__setattr__(self, "inertia", _inertia_of(inertia, f"{source}: field body"))
+        tensor, declared = _body_of(inertia, f"{source}: field body")
+        object.__setattr__(self, "inertia", tensor)
+        object.__setattr__(self, "parts", declared or _kept_parts(parts, tensor, f"{source}: field parts"))
         _check_consistency(self, source)
 
     @property
@@ -392,7 +418,7 @@ FIELDS: dict[str, tuple[str, Check]] = {k: (s.key, s.check) for k, s in settings
 # --------------------------------------------------------------------------- the body
 
 
-def _part(entry: Any, where: str) -> inertia_module.Part:
+def _part(entry: Any, where: str) -> BodyPart:
     if not isinstance(entry, dict):
         raise invalid(where, "a table", entry)
     entry = dict(entry)
@@ -419,9 +445,13 @@ def _part(entry: Any, where: str) -> inertia_module.Part:
     }
     try:
         tensor = make(mass, **dimensions)
-        return inertia_module.Part(mass, tensor, position, orientation)
+        part = inertia_module.Part(mass, tensor, position, orientation)
     except (TypeError, ValueError) as err:
         raise ScenarioError(f"{where}: {err}") from None
+    for value in dimensions.values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return BodyPart(shape, dimensions, part)
 
 
 def _dimensions(shape: str) -> list[str]:
@@ -431,6 +461,23 @@ def _dimensions(shape: str) -> list[str]:
 
 def _inertia_of(body: Any, where: str) -> np.ndarray:
     """The body-frame tensor from ``moments``, ``tensor`` or ``parts`` (exactly one)."""
+    return _body_of(body, where)[0]
+
+
+def _kept_parts(parts: Any, tensor: np.ndarray, where: str) -> tuple[BodyPart, ...]:
+    """``parts`` (a scenario's, handed on by ``dataclasses.replace``) if they compose into
+    ``tensor`` bit for bit, else none: an inertia given anew is no longer theirs."""
+    if not isinstance(parts, tuple) or not all(isinstance(p, BodyPart) for p in parts):
+        raise invalid(where, "a tuple of BodyPart", parts)
+    if parts and np.array_equal(inertia_module.compose([p.part for p in parts]).inertia, tensor):
+        return parts
+    return ()
+
+
+def _body_of(body: Any, where: str) -> tuple[np.ndarray, tuple[BodyPart, ...]]:
+    """The body-frame tensor from ``moments``, ``tensor`` or ``parts`` (exactly one), and
+    the parts it was composed from (none for moments or a tensor)."""
+    declared: tuple[BodyPart, ...] = ()
     if not isinstance(body, dict):
         try:
             rank = np.ndim(body)
@@ -456,9 +503,8 @@ def _inertia_of(body: Any, where: str) -> np.ndarray:
             parts = body["parts"]
             if not isinstance(parts, list) or not parts:
                 raise invalid(f"{where}.parts", "a non-empty array of tables", parts)
-            tensor = inertia_module.compose(
-                [_part(p, f"{where}.parts[{i}]") for i, p in enumerate(parts)]
-            ).inertia
+            declared = tuple(_part(p, f"{where}.parts[{i}]") for i, p in enumerate(parts))
+            tensor = inertia_module.compose([p.part for p in declared]).inertia
             inertia_module.validate_inertia(tensor)
     except ScenarioError:
         raise
@@ -466,7 +512,7 @@ def _inertia_of(body: Any, where: str) -> np.ndarray:
         raise ScenarioError(f"{where}.{kind}: {err}") from None
     tensor = np.array(tensor, dtype=float)
     tensor.setflags(write=False)
-    return tensor
+    return tensor, declared
 
 
 def _check_consistency(s: Scenario, source: str) -> None:

@@ -2,7 +2,7 @@
 
 * :mod:`~rigidrot_gym.render.geometry`: the ellipsoid of inertia and arrow orientations;
 * :mod:`~rigidrot_gym.render.scene`: the drawn objects in a PyBullet client;
-* :mod:`~rigidrot_gym.render.spacecraft`: a spacecraft's surfaces and thrusters as boxes;
+* :mod:`~rigidrot_gym.render.spacecraft`: a spacecraft's surfaces or parts and thrusters as convex solids;
 * :mod:`~rigidrot_gym.render.renderer`: :class:`BodyRenderer`, client, camera and frames;
 * :mod:`~rigidrot_gym.render.options`: its frame and camera options, checked without PyBullet;
 * :mod:`~rigidrot_gym.render.frames`: pixels to RGB, tiling frames of a vector env;

@@ -1,15 +1,19 @@
 """What is drawn, built once in a PyBullet client and re-posed for every frame.
 
 The body is the spacecraft its scenario declares (:mod:`~rigidrot_gym.render.spacecraft`: its
-box, panels or facets, and its thrusters, with a plume behind each one that fired in the last
-period), or else the solid ellipsoid whose principal moments are proportional to the body's
-(the graphics display of Ganapathi 2005, §5); with its body axes (x red, y green, z blue).
+box, panels or facets, or its parts, and its thrusters, with a plume behind each one that
+fired in the last period), or else the solid ellipsoid whose principal moments are
+proportional to the body's (the graphics display of Ganapathi 2005, §5); with its body axes
+(x red, y green, z blue).
 Beside it a faint "ghost" of the target attitude's axes, the directions of the angular
 momentum L (magenta) and of the angular velocity ω (orange), and, on an orbit, the directions
 to the Sun (yellow) and to the Earth's centre (nadir, teal), all in the world frame.
 
 PyBullet's ``addUserDebugLine`` draws nothing in DIRECT mode, so axes and arrows are thin
-boxes of a visual-shape array. Poses are scalar-first here and converted to PyBullet's
+boxes of a visual-shape array. Each solid of a spacecraft is one mesh of flat faces (a
+visual shape from its vertices, which ``createVisualShapeArray`` cannot take), on a
+multibody of its own posed with the body: one drawing path for boxes, plates, prisms and
+spheres. Poses are scalar-first here and converted to PyBullet's
 scalar-last order only where they are handed over.
 """
 
@@ -21,7 +25,7 @@ import numpy as np
 
 from rigidrot_gym.physics.rotation import quaternion
 from rigidrot_gym.render.geometry import rotation_from_x
-from rigidrot_gym.render.spacecraft import Spacecraft
+from rigidrot_gym.render.spacecraft import Solid, Spacecraft
 
 # Body axes and target axes are this long, relative to the largest semi-axis (1), so that
 # they stick out of the ellipsoid along every axis.
@@ -82,6 +86,7 @@ class Scene:
         spacecraft: Spacecraft | None = None,
     ) -> None:
         self._p, self._client, self._semi_axes = p, client, semi_axes
+        self._solids: list[int] = []
         self._hide_height = hide_height
         half, length = _AXIS_HALF_WIDTH, AXIS_LENGTH
         axes = (
@@ -101,7 +106,8 @@ class Scene:
                 mesh_path=mesh_path,
             )
         else:
-            self._body = self._multibody(*_joined(_spacecraft_shapes(p, spacecraft), axes))
+            self._body = self._multibody(*_joined(_nozzle_shapes(p, spacecraft), axes))
+            self._solids = [self._mesh_body(solid, spacecraft.scale) for solid in spacecraft.solids]
         half = _GHOST_HALF_WIDTH
         self._ghost = self._multibody(
             [p.GEOM_BOX] * 3,
@@ -158,7 +164,8 @@ class Scene:
         the arrows along the world directions of ω, L, the Sun and nadir (hidden if None;
         non-zero otherwise); show the plume of each thruster whose ``firing`` is true (none
         if None)."""
-        self._pose(self._body, q)
+        for body in (self._body, *self._solids):
+            self._pose(body, q)
         if target is None:
             self._hide(self._ghost)
         else:
@@ -209,6 +216,22 @@ class Scene:
             p.changeVisualShape(body, -1, shapeIndex=i, rgbaColor=list(color), **kw)
         return body
 
+    def _mesh_body(self, solid: Solid, scale: float) -> int:
+        """A static multibody drawing ``solid`` (scaled to drawn units) as flat faces."""
+        p, kw = self._p, {"physicsClientId": self._client}
+        vertices, normals, indices = solid.mesh()
+        shape = p.createVisualShape(
+            p.GEOM_MESH,
+            vertices=(scale * vertices).tolist(),
+            indices=indices.tolist(),
+            normals=normals.tolist(),
+            rgbaColor=list(solid.color),
+            **kw,
+        )
+        if shape < 0:
+            raise RuntimeError(f"PyBullet could not create the mesh of a solid ({len(vertices)} vertices)")
+        return p.createMultiBody(baseMass=0.0, baseVisualShapeIndex=shape, **kw)
+
     def _pose(self, body: int, q: np.ndarray, position: np.ndarray | None = None) -> None:
         """Put ``body`` at ``position`` (the origin if None) with scalar-first attitude ``q``."""
         where = [0.0, 0.0, 0.0] if position is None else position.tolist()
@@ -231,17 +254,11 @@ def _joined(*groups: _Shapes) -> _Shapes:
     return tuple([item for group in groups for item in group[field]] for field in range(5))  # type: ignore[return-value]
 
 
-def _spacecraft_shapes(p: Any, spacecraft: Spacecraft) -> _Shapes:
-    """The spacecraft's plates and its thrusters' nozzles as boxes, scaled to drawn units
-    (scalar-last orientations, PyBullet's)."""
+def _nozzle_shapes(p: Any, spacecraft: Spacecraft) -> _Shapes:
+    """The spacecraft's thrusters' nozzles as boxes, in drawn units (scalar-last
+    orientations, PyBullet's)."""
     scale = spacecraft.scale
     shapes: _Shapes = ([], [], [], [], [])
-    for plate in spacecraft.plates:
-        shapes[0].append(p.GEOM_BOX)
-        shapes[1].append((scale * plate.half_extents).tolist())
-        shapes[2].append((scale * plate.centre).tolist())
-        shapes[3].append(quaternion.to_scalar_last(plate.rotation).tolist())
-        shapes[4].append(plate.color)
     for position, direction in zip(
         spacecraft.thruster_positions, spacecraft.thruster_directions, strict=True
     ):
