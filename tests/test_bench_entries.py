@@ -305,3 +305,22 @@ def test_an_import_maker_travels_as_its_entry_and_knows_its_code(user_package):
     edited = policies.ImportMaker("my_gnc.controller:MyPD")
     assert edited.fingerprint != maker.fingerprint
     assert control.plan({"e": edited}, [REORIENT], ["rk4"], [0], [1.0])[0].key != tasks[0].key
+
+
+def test_an_import_entry_on_ray_equals_the_local_run_bit_for_bit(ray_cluster, user_package, tmp_path):
+    """The workers do not have the user's folder on their path: each imports the entry from
+    the folder the maker found it in. A failed entry fails there with the same reason."""
+    import struct
+
+    makers = policies.resolve(["my_gnc.controller:MyPD", "my_gnc.controller:NaNs", "pd"])
+    tasks = control.plan(makers, [REORIENT], ["rk4"], seeds=range(4), scales=[1.0, 1.2], block_size=2)
+    local = control.gather(tasks, campaign.run(tasks, makers, tmp_path / "local", progress=False))
+    there = control.gather(tasks, campaign.run(tasks, makers, tmp_path / "ray", use_ray=True, progress=False))
+    pack = lambda v: struct.pack("<d", v) if isinstance(v, float) else v  # noqa: E731
+    assert [[pack(v) for v in vars(s).values()] for s in there[0]] == [
+        [pack(v) for v in vars(s).values()] for s in local[0]
+    ]
+    assert there[1].keys() == local[1].keys() == {("my_gnc.controller:MyPD", REORIENT), ("pd", REORIENT)}
+    for key in local[1]:
+        assert all(np.array_equal(there[1][key][k], local[1][key][k]) for k in local[1][key])
+    assert sum(bool(s.failure) for s in there[0]) == 2  # NaNs at both scales
