@@ -98,9 +98,13 @@ def _env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory) -> Path:
-    """A scratch folder with a copy of ``training/`` (scripts, hyperparameters, agents)."""
+    """A scratch folder with a copy of ``training/`` (scripts, hyperparameters, agents) and
+    of the docs' examples (``docs/examples/``: the user's package ``my_gnc/``) in it, as a
+    user of the docs has them in the current folder."""
     folder = tmp_path_factory.mktemp("readme")
-    shutil.copytree(ROOT / "training", folder / "training", ignore=shutil.ignore_patterns("__pycache__"))
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(ROOT / "training", folder / "training", ignore=ignore)
+    shutil.copytree(ROOT / "docs" / "examples", folder, ignore=ignore, dirs_exist_ok=True)
     return folder
 
 

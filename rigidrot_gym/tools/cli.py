@@ -115,7 +115,7 @@ def _bench_spacecraft(args: argparse.Namespace) -> None:
     print(spacecraft.run(Path(args.out), quick=args.quick).text)
 
 
-def _bench_control(args: argparse.Namespace) -> None:
+def _bench_control(args: argparse.Namespace) -> int:
     from rigidrot_gym.attitude.scenario import find
     from rigidrot_gym.control import CONTROLLERS
     from rigidrot_gym.tools.bench import campaign, control, policies
@@ -160,6 +160,9 @@ def _bench_control(args: argparse.Namespace) -> None:
     for reason in control.pairs(makers, scenarios)[1]:
         print(f"left out: {reason}")
     print(f"wrote {out}/control.md, control.csv, control.png")
+    # A failed entry is in the output (its line in control.md and above, its row in
+    # control.csv with the reason) and the status: 1, the other rows written.
+    return 1 if control.failure_lines(summaries) else 0
 
 
 def _bench_ray(args: argparse.Namespace) -> None:
@@ -260,11 +263,14 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         benches,
         "control",
         "controllers and trained agents over scenarios, integrators and seeds",
-        "Runs every policy (classical controllers by name, trained agents by folder) over\n"
-        "scenarios x integrators x true-inertia scales x seeds, every integrator at every scale:\n"
-        "success rate, settling time, final error, control effort, peak rate. A policy that\n"
-        "does not apply to a scenario (a controller that cannot command its actuators, an agent\n"
-        "trained on another) is left out of it, and said so; with no pair left, an error.",
+        "Runs every policy (classical controllers by name, trained agents by folder, your own\n"
+        "as package.module:Name) over scenarios x integrators x true-inertia scales x seeds,\n"
+        "every integrator at every scale: success rate, settling time, final error, control\n"
+        "effort, peak rate. A policy that does not apply to a scenario (a controller that\n"
+        "cannot command its actuators, an agent trained on another) is left out of it, and\n"
+        "said so; with no pair left, an error. A policy that fails in a run (raises, returns\n"
+        "an action of the wrong shape or not finite) is a failed entry, named with the reason\n"
+        "('failed: ...'), and the others run; the exit status is then 1 (2: an error).",
         _bench_control,
     )
     from rigidrot_gym.control import CONTROLLERS
@@ -272,8 +278,10 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     ctl.add_argument(
         "--policies",
         nargs="+",
-        help=f"controller names ({', '.join(CONTROLLERS)}) and/or trained-agent folders "
-        "(default: every controller)",
+        help=f"controller names ({', '.join(CONTROLLERS)}), trained-agent folders and/or "
+        "importable policies package.module:Name (a class or factory: built with "
+        "for_scenario(scenario) where it has one, else with no arguments; the current folder "
+        "is searched too) (default: every controller)",
     )
     ctl.add_argument(
         "--scenarios",
@@ -501,13 +509,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         notice = expected_duration(args)
         if notice is not None:
             print(notice, file=sys.stderr, flush=True)
-        args.run(args)
+        status = args.run(args)
     except (ValueError, RuntimeError, DependencyNotInstalled) as err:
         # One line, never a traceback: a bad argument, an output path that cannot be
         # written, a cluster that does not start, a missing extra.
         print(f"rigidrot: error: {err}", file=sys.stderr)
         return 2
-    return 0
+    return status or 0
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

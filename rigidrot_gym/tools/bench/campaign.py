@@ -11,6 +11,9 @@ the manifest last: a shard with a manifest is complete. The key
 decides the block's numbers, so an edited scenario, another policy, integrator or
 package version never finds an old shard.
 
+A failed block (a policy that failed in its task: :attr:`~rigidrot_gym.tools.bench.control.Block.failure`)
+is handed back but not stored: a resumed campaign runs its task again.
+
 With ``resume=True`` the tasks whose shard is complete and verified (the manifest read,
 each file's digest, the rows and the seeds the task's) are not run again; a shard that
 fails the check is run again, with a :class:`DamagedShardWarning` naming its file and
@@ -251,7 +254,8 @@ def run(
     cpus_per_task: float = 1.0,
     progress: bool = True,
 ) -> dict[str, Block]:
-    """Every task's block, by task key, each stored in ``shard_dir`` as it finishes.
+    """Every task's block, by task key, each stored in ``shard_dir`` as it finishes (a
+    failed block is returned, not stored).
 
     Args:
         tasks: from :func:`rigidrot_gym.tools.bench.control.plan`.
@@ -284,7 +288,8 @@ def run(
     bar = _progress_bar(len(tasks), len(blocks), progress)
 
     def finished(block: Block) -> None:
-        save_block(shard_dir, block)
+        if block.failure is None:
+            save_block(shard_dir, block)
         blocks[block.task.key] = block
         if bar is not None:
             bar.update(1)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,7 +50,7 @@ from rigidrot_gym.attitude.components import magnetic_field
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.physics.plumbing import validation
-from rigidrot_gym.tools.bench.policies import why_left_out
+from rigidrot_gym.tools.bench.policies import PolicyError, policy_for, why_left_out
 from rigidrot_gym.tools.report import markdown_table, write_results
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is drawn
@@ -79,7 +79,13 @@ class Episode:
 
 @dataclass(frozen=True)
 class Summary:
-    """Aggregates over the seeds of one (policy, scenario, integrator, inertia) case."""
+    """Aggregates over the seeds of one (policy, scenario, integrator, inertia) case.
+
+    ``failure``: why the case failed (a policy that could not be built on a worker, raised
+    in ``predict()``, or returned an action of the wrong shape or not finite: the first
+    failed block's reason), ``""`` where it ran; a failed case has no episodes and NaN
+    measures.
+    """
 
     policy: str
     scenario: str
@@ -92,6 +98,18 @@ class Summary:
     effort: float
     peak_rate: float
     propellant: float = float("nan")
+    failure: str = ""
+
+    @property
+    def line(self) -> str:
+        """``failed: <policy> on <scenario> (<integrator>, ×<scale>): <reason>`` for a
+        failed case (its :attr:`failure`, the reason), ``""`` for the others."""
+        if not self.failure:
+            return ""
+        return (
+            f"failed: {self.policy} on {self.scenario} ({self.integrator}, ×{self.inertia_scale:g}): "
+            f"{self.failure}"
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -150,11 +168,14 @@ class Task:
 
 @dataclass(frozen=True)
 class Block:
-    """A finished task: its episodes in seed order, and its trace (or None)."""
+    """A finished task: its episodes in seed order, and its trace (or None); for a task
+    whose policy failed (:class:`~rigidrot_gym.tools.bench.policies.PolicyError`), no
+    episodes, no trace, and ``failure``, the reason (None where it ran)."""
 
     task: Task
     episodes: tuple[Episode, ...]
     trace: dict[str, np.ndarray] | None
+    failure: str | None = None
 
 
 def run_episodes(
@@ -166,7 +187,13 @@ def run_episodes(
 ) -> tuple[list[Episode], dict[str, np.ndarray]]:
     """One episode per seed of ``policy`` on ``scenario`` (optionally on another integrator
     and with the true inertia scaled); returns the episodes and, for the first seed, the
-    time series ``t``, ``pointing_error_deg`` and ``torque`` (N·m)."""
+    time series ``t``, ``pointing_error_deg`` and ``torque`` (N·m).
+
+    Raises:
+        PolicyError: if ``policy.predict`` raises, does not return ``(action, state)``, or
+            returns an action that is not of the env's action shape (bodies × commands)
+            or not finite: naming the step (and the body) and what was expected.
+    """
     base = scenario if isinstance(scenario, Scenario) else find(scenario)
     overrides: dict[str, Any] = {"inertia": base.inertia * inertia_scale}
     if integrator is not None:
@@ -183,7 +210,7 @@ def run_episodes(
     trace = {"t": [0.0], "pointing_error_deg": [info["pointing_error_deg"][0]], "torque": [np.zeros(3)]}
     step = 0
     while running.any():
-        action, _ = policy.predict(obs, deterministic=True)
+        action = _checked_action(policy, obs, step, env.action_space.shape, s.id)
         commands = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * actuators.limits
         torque = actuators.body_torque(commands[:, : actuators.torquing])
         if actuators.rods:  # dipoles in the field the period starts in, as the env holds it
@@ -216,6 +243,41 @@ def run_episodes(
     return ended, {k: np.array(v) for k, v in trace.items()}
 
 
+def _checked_action(policy, obs: np.ndarray, step: int, shape: tuple[int, ...], scenario: str):
+    """``policy.predict(obs, deterministic=True)``'s action, as it returned it, checked.
+
+    Raises:
+        PolicyError: see :func:`run_episodes`.
+    """
+    try:
+        returned = policy.predict(obs, deterministic=True)
+    except Exception as err:
+        raise PolicyError(f"predict raised {type(err).__name__} at step {step}: {err}") from err
+    if not (isinstance(returned, tuple) and len(returned) == 2):
+        raise PolicyError(
+            f"predict returned {type(returned).__name__}; expected a pair (action, state) as "
+            "stable-baselines3's predict() returns"
+        )
+    action = returned[0]
+    try:
+        values = np.asarray(action, dtype=np.float64)
+    except (TypeError, ValueError) as err:
+        raise PolicyError(f"predict returned an action that is not an array of numbers: {err}") from None
+    if values.shape != shape:
+        raise PolicyError(
+            f"predict returned an action of shape {values.shape} at step {step}; expected {shape}: "
+            f"{shape[0]} bodies × {shape[-1]} commands of {scenario} in [-1, 1]"
+        )
+    bad = ~np.isfinite(values)
+    if bad.any():
+        body = int(np.flatnonzero(bad.any(axis=-1))[0])
+        raise PolicyError(
+            f"predict returned a non-finite action at step {step} (body {body}: {values[body].tolist()}); "
+            "expected finite numbers in [-1, 1]"
+        )
+    return action
+
+
 def summarise(policy: str, scenario: str, integrator: str, scale: float, episodes: list[Episode]) -> Summary:
     """Success rate and means (settling time over the successful episodes only; propellant
     NaN without thrusters)."""
@@ -235,28 +297,39 @@ def summarise(policy: str, scenario: str, integrator: str, scale: float, episode
     )
 
 
+def failed(policy: str, scenario: str, integrator: str, scale: float, reason: str) -> Summary:
+    """The summary of a case whose policy failed: no episodes, NaN measures, the reason."""
+    nan = float("nan")
+    return Summary(policy, scenario, integrator, scale, 0, nan, nan, nan, nan, nan, nan, reason)
+
+
 def pairs(
-    policies: dict[str, Callable[[Scenario], Any]], scenarios: Sequence[Scenario]
+    policies: dict[str, Any], scenarios: Sequence[Scenario]
 ) -> tuple[list[tuple[str, Scenario]], list[str]]:
-    """The (policy, scenario) pairs that run, every policy on every scenario its maker
-    gives a policy for (None: a controller that cannot command the scenario's actuators, an
-    agent on another scenario than its own), and for each scenario with policies left out,
-    which and why (:func:`~rigidrot_gym.tools.bench.policies.why_left_out`)."""
+    """The (policy, scenario) pairs that run, every policy on every scenario it gives a
+    policy for (:func:`~rigidrot_gym.tools.bench.policies.policy_for`; None: a controller
+    that cannot command the scenario's actuators, an agent on another scenario than its
+    own, a user's policy whose ``for_scenario`` says so), and for each scenario with
+    policies left out, which and why (:func:`~rigidrot_gym.tools.bench.policies.why_left_out`).
+
+    Raises:
+        PolicyError: naming the entry, for a policy that cannot be built for a scenario.
+    """
     runs, left_out = [], []
     for scenario in scenarios:
         unfit = []
         for name, make in policies.items():
-            if make(scenario) is None:
+            if policy_for(name, make, scenario) is None:
                 unfit.append(name)
             else:
                 runs.append((name, scenario))
         if unfit:
-            left_out.append(why_left_out(unfit, scenario))
+            left_out.append(why_left_out(unfit, scenario, policies))
     return runs, left_out
 
 
 def plan(
-    policies: dict[str, Callable[[Scenario], Any]],
+    policies: dict[str, Any],
     scenarios: Sequence[str | Path | Scenario] = DEFAULT_SCENARIOS,
     integrators: Sequence[str] = DEFAULT_INTEGRATORS,
     seeds: Sequence[int] = tuple(range(20)),
@@ -267,10 +340,14 @@ def plan(
     (:func:`pairs`), on every integrator at every inertia scale, each case's seeds cut into
     blocks of ``block_size``. ``scenarios``: registered ids, file stems, ``.toml`` paths or
     :class:`~rigidrot_gym.attitude.scenario.Scenario` s, each resolved here once (the tasks
-    carry it). Policies are built per scenario by ``policies[name](scenario)``; a policy
-    maker's ``fingerprint`` attribute, when it has one, identifies it in
-    :attr:`Task.source`. A scenario's own integrator, when asked, comes first; the first
-    block of its ×1 case (or, without that case, of the first) keeps the trace.
+    carry it). ``policies``: by name, policy makers (called with the scenario: the built-in
+    ones, :func:`~rigidrot_gym.tools.bench.policies.resolve`'s), classes (built with
+    ``for_scenario(scenario)``, or with no arguments) or policy objects (anything with
+    ``predict()``), built per scenario by
+    :func:`~rigidrot_gym.tools.bench.policies.build`; a maker's ``fingerprint`` attribute,
+    when it has one, identifies it in :attr:`Task.source`. A scenario's own integrator,
+    when asked, comes first; the first block of its ×1 case (or, without that case, of the
+    first) keeps the trace.
 
     Raises:
         ValueError: for a ``block_size`` below 1, no seeds or integrators or scales, a seed
@@ -311,16 +388,27 @@ def plan(
     return tasks
 
 
-def run_task(task: Task, make: Callable[[Scenario], Any]) -> Block:
-    """The episodes of one task, the policy built by ``make(scenario)``."""
+def run_task(task: Task, make: Any) -> Block:
+    """The episodes of one task, the policy built from ``make`` for the task's scenario
+    (:func:`~rigidrot_gym.tools.bench.policies.build`). A policy that cannot be built here
+    or fails in the run (:class:`~rigidrot_gym.tools.bench.policies.PolicyError`) gives a
+    failed block (:attr:`Block.failure`, the reason), not an exception: the campaign goes on."""
     scenario = task.spec
-    episodes, trace = run_episodes(make(scenario), scenario, task.seeds, task.integrator, task.inertia_scale)
+    try:
+        policy = policy_for(task.policy, make, scenario)
+        if policy is None:
+            raise PolicyError(f"policy {task.policy!r} gave no policy (None) for {scenario.id} here")
+        episodes, trace = run_episodes(policy, scenario, task.seeds, task.integrator, task.inertia_scale)
+    except PolicyError as err:
+        return Block(task, (), None, failure=str(err))
     return Block(task, tuple(episodes), trace if task.trace else None)
 
 
 def gather(tasks: Sequence[Task], blocks: dict[str, Block]) -> tuple[list[Summary], dict]:
     """Summaries per case (in the plan's order, each over its blocks in the plan's order)
-    and the traces, from the finished ``blocks`` keyed by :attr:`Task.key`.
+    and the traces, from the finished ``blocks`` keyed by :attr:`Task.key`. A case with a
+    failed block is a failed summary (:func:`failed`, the first failed block's reason) and
+    has no trace.
 
     Raises:
         ValueError: if a task of the plan has no block.
@@ -329,33 +417,54 @@ def gather(tasks: Sequence[Task], blocks: dict[str, Block]) -> tuple[list[Summar
     if missing:
         raise ValueError(f"blocks missing for {len(missing)} of {len(tasks)} tasks, e.g. {missing[0]}")
     cases: dict[tuple, list[Episode]] = {}
+    failures: dict[tuple, str] = {}
     traces = {}
     for task in tasks:
         block = blocks[task.key]
         case = (task.policy, task.scenario, task.integrator, task.inertia_scale)
         cases.setdefault(case, []).extend(block.episodes)
+        if block.failure is not None:
+            failures.setdefault(case, block.failure)
         if block.trace is not None:
             traces[(task.policy, task.scenario)] = block.trace
-    summaries = [summarise(*case, episodes) for case, episodes in cases.items()]
+    for case in failures:
+        traces.pop(case[:2], None)
+    summaries = [
+        failed(*case, failures[case]) if case in failures else summarise(*case, episodes)
+        for case, episodes in cases.items()
+    ]
     return summaries, traces
 
 
 def benchmark(
-    policies: dict[str, Callable[[Scenario], Any]],
+    policies: dict[str, Any],
     scenarios: Sequence[str | Path | Scenario] = DEFAULT_SCENARIOS,
     integrators: Sequence[str] = DEFAULT_INTEGRATORS,
     seeds: Sequence[int] = tuple(range(20)),
     scales: Sequence[float] = INERTIA_SCALES,
     block_size: int = BLOCK_SIZE,
 ) -> tuple[list[Summary], dict]:
-    """Every case of :func:`plan`, run here, task after task; summaries and traces."""
+    """Every case of :func:`plan`, run here, task after task; summaries and traces.
+
+    ``policies`` maps a name of your choice to a policy object (anything with
+    stable-baselines3's ``predict()``, run on every scenario), a class or an object with
+    ``for_scenario(scenario)`` (None: not on that scenario), or a policy maker, as
+    :func:`plan` takes them. Here they need not pickle (only a campaign on Ray sends them
+    to workers). A case whose policy failed is a summary with ``failure`` set (its
+    :attr:`Summary.line` says which and why); the other cases run.
+
+    Raises:
+        ValueError: as :func:`plan`.
+    """
     tasks = plan(policies, scenarios, integrators, seeds, scales, block_size)
     return gather(tasks, {t.key: run_task(t, policies[t.policy]) for t in tasks})
 
 
 def format_table(summaries: list[Summary]) -> str:
-    """Markdown table of the summaries, with a column of the propellant burnt (g) where a
-    case has thrusters."""
+    """Markdown table of the summaries that ran (the failed ones are left to
+    :func:`failure_lines`), with a column of the propellant burnt (g) where a case has
+    thrusters."""
+    summaries = [s for s in summaries if not s.failure]
     fuel = any(np.isfinite(s.propellant) for s in summaries)
     header = (
         "policy",
@@ -386,6 +495,11 @@ def format_table(summaries: list[Summary]) -> str:
         for s in summaries
     ]
     return markdown_table(header, cells, "lllrrrrrrr" + "r" * fuel)
+
+
+def failure_lines(summaries: list[Summary]) -> list[str]:
+    """The :attr:`Summary.line` of each failed case, in order."""
+    return [s.line for s in summaries if s.failure]
 
 
 def _runs(values: Sequence[int]) -> str:
@@ -486,8 +600,10 @@ def figure(traces: dict) -> Figure:
 def write(out_dir: Path, summaries: list[Summary], traces: dict, tasks: Sequence[Task] = ()) -> str:
     """``control.md``, ``control.csv`` and ``control.png`` into ``out_dir``; the Markdown:
     the table, under :func:`statement` of ``tasks`` (the plan that gave the summaries)
-    when given."""
-    table = format_table(summaries)
+    when given, and over the failed cases' lines (:func:`failure_lines`); the CSV: every
+    case, a failed one with its ``failure``."""
+    lines = failure_lines(summaries)
+    table = format_table(summaries) + ("\n\n" + "\n".join(lines) if lines else "")
     text = f"{statement(tasks)}\n\n{table}" if tasks else table
     write_results(out_dir, "control", text, summaries)
     plot(traces, out_dir / "control.png")
