@@ -1,0 +1,141 @@
+"""A thruster stuck off or on (rigidrot_gym.attitude.components.faults, applied in
+rigidrot_gym.attitude.components.thrusters): on a sphere the body rates change by the closed
+form Σ τ_k n_k h / J with the failing thruster's whole sub-steps replaced from the fault
+period on, the propellant by F t/(Isp g₀) of what fired; torque requests keep the library's
+modulation for the others; the drawn index uniform among the eight and repeating with the
+seed; bad values refused naming the field."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from scipy import stats
+
+import rigidrot_gym  # noqa: F401  (registers the ids)
+from rigidrot_gym.attitude.components import thrusters
+from rigidrot_gym.attitude.settings import ScenarioError
+from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
+from rigidrot_gym.physics.actuators import thrusters as model
+
+ID = "RigidRot/Reorient-v0"
+DT, SUBSTEPS = 0.2, 20
+H = DT / SUBSTEPS  # the on-times' resolution, s
+J = 0.1  # the sphere's moment, kg·m²
+T_F = 0.5  # s: the first period at or after it starts at 3 Δt = 0.6 s
+FIRST_FAULTY = 3
+THRUSTERS = {"thruster_layout": "eight", "dt": DT, "substeps": SUBSTEPS}
+
+
+def _env(**overrides):
+    return gym.make(ID, **THRUSTERS, **overrides).unwrapped
+
+
+def _set(env) -> model.ThrusterSet:
+    return thrusters.thruster_set(env.scenario.propulsion)
+
+
+@pytest.mark.parametrize("kind", ["off", "on"])
+def test_a_stuck_thruster_on_a_sphere_turns_it_by_the_closed_form_of_what_fired(kind):
+    """Constant on-times (whole sub-steps n_k of h = 10 ms), thruster 3 stuck from t_f = 0.5 s:
+    after each period ω = ω₀ + Σ_periods Σ_k τ_k n_k h / J (J = j I: no gyroscopic torque; a
+    constant torque per sub-step, which RK4 integrates exactly), with n_3 = 0 (off) or 20
+    (on, the whole period) from period 3 on, before it as commanded; the propellant
+    Σ F n_k h/(Isp g₀) of what fired, and ``thruster_on_times`` what fired."""
+    env = _env(
+        inertia=np.eye(3) * J,
+        thruster_command="on_times",
+        thruster_model="MONARC-1",
+        thruster_fault=kind,
+        thruster_fault_index=3,
+        fault_time=T_F,
+    )
+    _, info = env.reset(seed=0, options={"rate": [0.0, 0.0, 0.0]})
+    assert info["fault_time"] == T_F and info["fault_thruster"] == 3 and "fault_wheel" not in info
+    s = _set(env)
+    full = s.max_thrust[:, None] * s.torque_arms  # (8, 3) N·m, body frame
+    commanded = np.array([5, 12, 0, 7, 3, 9, 20, 4])  # whole sub-steps (≥ the 20 ms minimum or none)
+    action = (commanded * H / DT).astype(np.float32)
+    w, burnt = env.body_rates.copy(), 0.0
+    for period in range(8):
+        fired = commanded.astype(float)
+        if period >= FIRST_FAULTY:
+            fired[3] = SUBSTEPS if kind == "on" else 0
+        _, _, _, _, info = env.step(action)
+        w = w + (full * fired[:, None] * H).sum(axis=0) / J
+        burnt += (s.max_thrust * fired * H).sum() / (s.isp * model.G0)
+        np.testing.assert_allclose(info["thruster_on_times"], fired * H, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(env.body_rates, w, rtol=1e-13, atol=1e-16)
+        assert info["propellant"] == pytest.approx(burnt, rel=1e-13)
+        assert info["fault_happened"] == ((period + 1) * DT >= T_F)
+    if kind == "on":  # a stuck-on thruster burns F Δt/(Isp g₀) a period
+        per_period = s.max_thrust[3] * DT / (s.isp * model.G0)
+        nominal = (s.max_thrust * commanded * H).sum() / (s.isp * model.G0)
+        extra = per_period - s.max_thrust[3] * commanded[3] * H / (s.isp * model.G0)
+        assert info["propellant"] == pytest.approx(8 * nominal + 5 * extra, rel=1e-13)
+
+
+@pytest.mark.parametrize("kind", ["off", "on"])
+def test_torque_requests_keep_the_librarys_modulation_and_the_stuck_thruster_does_what_it_does(kind):
+    """Torque requests through the mapping and the remainder modulation: every thruster's
+    on-times are the library's (map_forces, remainder_on_times: the flight software's, whose
+    memory does not know of the fault) cut and rounded to whole sub-steps, but thruster 5's
+    from period 3 on: none (off), the whole period (on)."""
+    env = _env(thruster_fault=kind, thruster_fault_index=5, fault_time=T_F)
+    env.reset(seed=1)
+    s = _set(env)
+    rng = np.random.default_rng(11)
+    actions = rng.uniform(-1, 1, (20, 3)) * rng.choice([0.05, 0.3, 1.0], (20, 1))
+    forces = np.array(
+        [model.map_forces(r, s) for r in actions * thrusters.max_torque(env.scenario.propulsion)]
+    )
+    expected = np.floor(np.minimum(model.remainder_on_times(forces, s, DT), DT) / H + 0.5) * H
+    expected[FIRST_FAULTY:, 5] = DT if kind == "on" else 0.0
+    got = []
+    for a in actions:
+        _, _, _, _, info = env.step(a.astype(np.float32))
+        got.append(info["thruster_on_times"].copy())
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-15)
+
+
+def test_the_drawn_thruster_and_time_are_uniform_and_repeat_with_the_seed():
+    n = 800
+    env = AttitudeVectorEnv(n, ID, **THRUSTERS, thruster_fault="off", fault_window=[5.0, 25.0])
+    _, info = env.reset(seed=7)
+    times, index = info["fault_time"], info["fault_thruster"]
+    assert times.min() >= 5.0 and times.max() < 25.0
+    assert stats.kstest((times - 5.0) / 20.0, "uniform").pvalue > 1e-3
+    assert index.min() >= 0 and index.max() <= 7
+    counts = np.bincount(index, minlength=8)
+    assert counts.size == 8 and stats.chisquare(counts).pvalue > 1e-3
+    _, again = env.reset(seed=7)
+    np.testing.assert_array_equal(again["fault_time"], times)
+    np.testing.assert_array_equal(again["fault_thruster"], index)
+    env.close()
+
+
+def test_the_column_shows_the_stuck_thruster_when_asked():
+    env = _env(thruster_fault="on", thruster_fault_index=6, fault_time=T_F, faults_hidden=False)
+    assert env.observation_space.high[-1] == 8.0
+    obs, _ = env.reset(seed=0)
+    assert obs[-1] == 0.0
+    for k in range(1, 6):
+        obs, *_ = env.step(np.zeros(3, dtype=np.float32))
+        assert obs[-1] == (7.0 if k * DT >= T_F else 0.0)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"thruster_fault": "off"}, r"faults.thruster = 'off' needs thrusters.layout"),
+        ({**THRUSTERS, "thruster_fault": "open"}, r"thruster_fault: expected one of \['none', 'off', 'on'\]"),
+        ({**THRUSTERS, "thruster_fault": "on", "thruster_fault_index": 8}, r"thruster_fault_index: expected"),
+        (
+            {**THRUSTERS, "thruster_fault": "on", "thruster_fault_index": -2},
+            r"thruster_fault_index: expected",
+        ),
+    ],
+)
+def test_bad_values_are_refused_naming_the_field(overrides, message):
+    with pytest.raises(ScenarioError, match=message):
+        gym.make(ID, **overrides)
