@@ -284,3 +284,25 @@ def test_the_reallocation_refuses_what_it_cannot_command():
         ThrusterFaultDetector.for_scenario(find(ID))
     with pytest.raises(ValueError, match="confirm must be an integer ≥ 1, got 0"):
         ThrusterFaultDetector.for_scenario(find(SLEW), confirm=0)
+
+
+def test_rows_of_a_vector_env_are_tested_each_on_its_own():
+    """Four bodies, thruster drawn per body, stuck on at 3 s (period 15): each row's pair
+    flagged after period 16, as in one env; a row starting a new episode (``episode_start``)
+    is forgotten, the others kept."""
+    env = AttitudeVectorEnv(4, SLEW, thruster_command="on_times", thruster_fault="on", fault_time=3.0)
+    scenario = env.scenario
+    controller = ThrusterReallocating.for_scenario(QuaternionFeedback.for_scenario(scenario, 0.5), scenario)
+    obs, info = env.reset(seed=3)
+    start = np.ones(4, dtype=bool)
+    for _ in range(20):
+        obs, _, _, _, info = env.step(controller.predict(obs, episode_start=start)[0])
+        start = np.zeros(4, dtype=bool)
+    controller.predict(obs)
+    d = controller.detector
+    for i, k in enumerate(info["fault_thruster"]):
+        pair = next(g.tolist() for g in twins(d.set) if k in g)
+        assert np.flatnonzero(d.flagged[i]).tolist() == pair and d.kind[i] == ON and d.flagged_at[i] == 17
+    controller.predict(obs, episode_start=np.array([False, True, False, False]))
+    assert not d.flagged[1].any() and d.kind[1] == 0 and d.flagged[[0, 2, 3]].any(axis=1).all()
+    env.close()

@@ -190,8 +190,15 @@ class ThrusterFaultDetector:
         self.flagged_at = np.full(rows, -1, dtype=np.int64)  # the periods seen when flagged
         self.steps = np.zeros(rows, dtype=np.int64)  # periods commanded
         self._counts = np.zeros((rows, self.n, 2), dtype=np.int64)  # periods each hypothesis explained
-        self._rates: np.ndarray | None = None  # ω observed before the last period
-        self._whole: np.ndarray | None = None  # (N, n) its whole sub-steps as commanded
+        self._rates = np.zeros((rows, 3))  # ω observed before the last period
+        self._whole = np.zeros((rows, self.n))  # its whole sub-steps as commanded
+        self._known = np.zeros(rows, dtype=bool)  # both from this episode
+
+    def start(self, starting: np.ndarray) -> None:
+        """New episodes for the rows where ``starting`` (N,) is true: those forgotten."""
+        rows = np.flatnonzero(starting)
+        self.flagged[rows], self.kind[rows], self.flagged_at[rows], self.steps[rows] = False, NONE, -1, 0
+        self._counts[rows], self._known[rows] = 0, False
 
     def whole_substeps(self, actions: np.ndarray) -> np.ndarray:
         """(N, n) the whole sub-steps each thruster fires for on-time actions (N, n) in
@@ -239,9 +246,7 @@ class ThrusterFaultDetector:
         rates = np.asarray(rates, dtype=np.float64).reshape(-1, 3)
         before, whole = self._rates, self._whole
         self._rates = rates
-        if before is None or whole is None:
-            return self.flagged
-        open_rows = np.flatnonzero(self.kind == NONE)
+        open_rows = np.flatnonzero(self._known & (self.kind == NONE))
         if open_rows.size == 0:
             return self.flagged
         w0, w1, n = before[open_rows], rates[open_rows], whole[open_rows]
@@ -271,6 +276,7 @@ class ThrusterFaultDetector:
         """The on-time actions (N, n) sent now (float32, t/Δt): what the next period fires."""
         whole = self.whole_substeps(np.asarray(actions).reshape(-1, self.n))
         self._whole = self._believed(whole)
+        self._known[:] = True
         self.steps += 1
 
 
@@ -278,7 +284,8 @@ class ThrusterReallocating:
     """A torque law's request mapped and modulated to on-time actions over the thrusters a
     :class:`ThrusterFaultDetector` has not flagged (all of them without a detector: the plain
     mapping), with the controllers' ``predict`` signature (one env's observations, or N rows;
-    ``episode_start`` (N,) starts every row's episode).
+    ``episode_start`` (N,) starts the episodes of the rows where it is true: their memory and
+    test forgotten, the others' kept).
 
     Args:
         controller: a :class:`~rigidrot_gym.control.base.Controller` whose ``torque`` law
@@ -381,8 +388,13 @@ class ThrusterReallocating:
         """On-time actions t/Δt (n,) or (N, n), float32, for the observation(s)."""
         obs = np.asarray(observation)
         rows = obs.reshape(-1, obs.shape[-1])
-        if (episode_start is not None and np.any(episode_start)) or self.memory.shape[0] != rows.shape[0]:
+        if self.memory.shape[0] != rows.shape[0]:
             self.reset(rows.shape[0])
+        elif episode_start is not None and np.any(episode_start):  # those rows only
+            starting = np.broadcast_to(np.asarray(episode_start, dtype=bool), (rows.shape[0],))
+            self.memory[starting] = 0.0
+            if self.detector is not None:
+                self.detector.start(starting)
         error, omega, _ = decode_observation(rows, self.controller.max_rate)
         torque = np.clip(
             self.controller.torque(error, omega, np.zeros_like(omega)), -self.max_torque, self.max_torque
