@@ -198,8 +198,14 @@ def test_faults_are_off_by_default_and_leave_every_id_as_it_was():
             continue
         assert not faults.COMPONENT.on(scenario)
         features = features_of(scenario)
-        assert not features.faults and features.wheel_fault == faults.NONE
-        explicit = scenario.with_overrides(wheel_fault="none", fault_time="drawn", faults_hidden=True)
+        assert not features.faults and features.wheel_fault == features.thruster_fault == faults.NONE
+        explicit = scenario.with_overrides(
+            wheel_fault="none",
+            thruster_fault="none",
+            thruster_fault_index=-1,
+            fault_time="drawn",
+            faults_hidden=True,
+        )
         assert explicit.digest() == scenario.digest()
     assert (
         find("RigidRot/Reorient-v0").with_overrides(**PYRAMID, wheel_fault="stop").digest()

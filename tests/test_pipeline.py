@@ -424,7 +424,7 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
                 "magnetometer_errors",
                 "sun_sensor_errors",
                 "fault_time",
-                "fault_wheel",
+                "fault_actuator",
                 "fault_happened",
                 "fault_model",
             )

@@ -1,11 +1,14 @@
-"""Faults: a reaction wheel that stops, sticks or loses a share of its torque, and a star
-tracker, magnetometer or gyro axis that drops out for a span, at a time given or drawn per
-episode (seeded, as every per-episode draw), reported in ``info`` and, if asked, shown to
-the agent.
+"""Faults: a reaction wheel that stops, sticks or loses a share of its torque, a thruster
+stuck off or on, and a star tracker, magnetometer or gyro axis that drops out for a span,
+at a time given or drawn per episode (seeded, as every per-episode draw), reported in
+``info`` and, if asked, shown to the agent.
 
 Each body has one fault time t_f per episode: ``faults.time`` if given, else drawn uniformly
 in ``faults.window`` = [t₀, t₁] from its per-episode variates (t_f = t₀ + (t₁ − t₀) u). The
-failing wheel is ``faults.wheel_index``, or drawn uniformly among the n wheels (⌊n u⌋).
+failing wheel is ``faults.wheel_index``, or drawn uniformly among the n wheels (⌊n u⌋); the
+failing thruster ``faults.thruster_index``, or drawn among the eight by the same variate
+(⌊8 u⌋: wheels and thrusters never fly together, so one draw, ``faults.actuator``, serves
+both, and a thruster's fault adds no draw to any scenario's stream).
 
 Wheels (the torque u of stage 2, :mod:`~rigidrot_gym.attitude.stages.actuate`, from the first
 control period that starts at or after t_f, i.e. at episode time k Δt ≥ t_f, on):
@@ -24,6 +27,18 @@ control period that starts at or after t_f, i.e. at episode time k Δt ≥ t_f, 
 * ``degrade``: its motor torque × (1 − ``share``) (the command, before a real wheel's motor
   rule and friction and an ideal wheel's momentum limit).
 
+Thrusters (:func:`~rigidrot_gym.attitude.components.thrusters.hold`, from the first control
+period that starts at or after t_f on): the failing thruster's whole sub-steps of firing,
+computed as the flight software commands them (its torque request mapped and modulated, or
+its commanded on-time), are replaced by what it does:
+
+* ``off``: none (stuck closed: it fires nothing, whatever is commanded);
+* ``on``: all of the period's ``substeps`` (stuck open: on-time Δt every period, burning
+  F Δt/(Isp g₀) each).
+
+The modulation's memory is kept as the flight software computed it (it does not know), and
+``info["thruster_on_times"]`` and ``info["propellant"]`` report what fired.
+
 Sensors (stage 7, :mod:`~rigidrot_gym.attitude.stages.sense`; a reading at episode time
 t = s Δt is lost while t_f ≤ t ≤ t_f + span):
 
@@ -33,12 +48,16 @@ t = s Δt is lost while t_f ≤ t ≤ t_f + span):
 * one gyro axis (``gyro_dropout_axis``) reads zero.
 
 ``info``: ``fault_time`` (t_f, s), ``fault_wheel`` (the failing wheel's index, where a wheel
-fails) and ``fault_happened`` (whether the episode time has reached t_f). The observation
-shows nothing of a fault (``faults.hidden``, the default), or one more column: 0 until the
-episode time reaches t_f, then the failing wheel's index + 1, or 1 where only a sensor fails.
+fails), ``fault_thruster`` (the failing thruster's, where a thruster fails) and
+``fault_happened`` (whether the episode time has reached t_f). The observation shows nothing
+of a fault (``faults.hidden``, the default), or one more column: 0 until the episode time
+reaches t_f, then the failing wheel's or thruster's index + 1, or 1 where only a sensor
+fails. :mod:`rigidrot_gym.control.fault_detection` and
+:mod:`rigidrot_gym.control.thruster_faults` find a failed wheel or thruster from what a
+controller sees, and reallocate.
 
 Left out: faults that clear (but the dropouts), several faults at once, a fault time per
-fault kind, and thruster faults.
+fault kind, and a thruster's partial thrust.
 """
 
 from __future__ import annotations
@@ -67,9 +86,13 @@ from rigidrot_gym.physics.plumbing.jit import jitable
 # Features.wheel_fault: none, or the kind of the wheel's fault.
 WHEEL_FAULTS = ("none", "stop", "stick", "degrade")
 NONE, STOP, STICK, DEGRADE = range(4)
+# Features.thruster_fault and FaultModel.thruster: none, or the kind of the thruster's fault.
+THRUSTER_FAULTS = ("none", "off", "on")
+STUCK_OFF, STUCK_ON = 1, 2
+THRUSTERS = 8  # the thrusters of the layout (thrusters.COUNT)
 DRAWN = "drawn"
-# The observation column's top: a failing wheel's index + 1 (four wheels at most).
-_TOP = 4.0
+# The observation column's top: a failing actuator's index + 1 (eight thrusters at most).
+_TOP = float(THRUSTERS)
 
 
 class FaultModel(NamedTuple):
@@ -80,6 +103,7 @@ class FaultModel(NamedTuple):
     magnetometer_span: float  # s
     gyro_span: float  # s
     gyro_axis: float  # the gyro axis that drops out, 0, 1 or 2
+    thruster: float  # the thruster's fault: 0 none, 1 stuck off (STUCK_OFF), 2 stuck on (STUCK_ON)
 
 
 def _time(value: Any, where: str) -> float | str:
@@ -107,6 +131,20 @@ class FaultsTable(Table, key="faults"):
         check=integer(-1, 3),
         flat="wheel_fault_index",
         doc="the failing wheel (0-based); -1: drawn uniformly among the wheels per episode",
+    )
+    thruster: str = setting(
+        "none",
+        check=choice(THRUSTER_FAULTS),
+        flat="thruster_fault",
+        switch=True,
+        doc='"none", or a thruster\'s fault from the fault time on: "off" (stuck off: it fires nothing) '
+        'or "on" (stuck on: it fires the whole period)',
+    )
+    thruster_index: int = setting(
+        -1,
+        check=integer(-1, THRUSTERS - 1),
+        flat="thruster_fault_index",
+        doc="the failing thruster (0-based); -1: drawn uniformly among the eight per episode",
     )
     share: float = setting(
         0.5,
@@ -160,21 +198,28 @@ class FaultsTable(Table, key="faults"):
         check=flag,
         flat="faults_hidden",
         doc="the observation shows nothing of a fault; false: one column, 0 until t_f, then the "
-        "failing wheel's index + 1 (1 where only a sensor fails)",
+        "failing wheel's or thruster's index + 1 (1 where only a sensor fails)",
     )
 
 
 def _any(s) -> bool:
-    return s.wheel_fault != "none" or (s.star_tracker_dropout, s.magnetometer_dropout, s.gyro_dropout) != (
-        0.0,
-        0.0,
-        0.0,
+    return (
+        s.wheel_fault != "none"
+        or s.thruster_fault != "none"
+        or (s.star_tracker_dropout, s.magnetometer_dropout, s.gyro_dropout)
+        != (
+            0.0,
+            0.0,
+            0.0,
+        )
     )
 
 
 def _switch(s) -> str:
     if s.wheel_fault != "none":
         return "faults.wheel"
+    if s.thruster_fault != "none":
+        return "faults.thruster"
     for key in ("star_tracker_dropout", "magnetometer_dropout", "gyro_dropout"):
         if getattr(s, key):
             return f"faults.{key}"
@@ -182,7 +227,8 @@ def _switch(s) -> str:
 
 
 def _needs_what_fails(s) -> None:
-    """Each fault needs what it fails (the wheels, the sensor), and a given index its wheel."""
+    """Each fault needs what it fails (the wheels, the thrusters, the sensor), and a given
+    index its wheel."""
     wheels = {"none": 0, "orthogonal": 3, "pyramid": 4}[s.wheel_layout]
     if s.wheel_fault != "none" and not wheels:
         raise ScenarioError(f"faults.wheel = {s.wheel_fault!r} needs wheels.layout (the wheel that fails)")
@@ -190,6 +236,10 @@ def _needs_what_fails(s) -> None:
         raise ScenarioError(
             f"faults.wheel_index: expected -1 or a wheel's index in [0, {wheels - 1}] "
             f"({s.wheel_layout}), got {s.wheel_fault_index}"
+        )
+    if s.thruster_fault != "none" and s.thruster_layout == "none":
+        raise ScenarioError(
+            f"faults.thruster = {s.thruster_fault!r} needs thrusters.layout (the thruster that fails)"
         )
     for key, model in (
         ("star_tracker_dropout", "star_tracker.model"),
@@ -209,16 +259,18 @@ def _window_is_ordered(s) -> None:
 
 
 def _reset(episode) -> None:
-    """Each starting body's fault time and failing wheel, from its draws."""
+    """Each starting body's fault time and failing wheel or thruster, from its draws."""
     s, e, rows, d = episode.batch.scenario, episode.equipment, episode.rows, episode.draws
     low, high = s.fault_window
     drawn = low + (high - low) * d["faults.time"]
     e.fault_time[rows] = drawn if s.fault_time == DRAWN else s.fault_time
-    wheels = e.wheel_momentum.shape[1]
-    if s.wheel_fault_index >= 0:
-        e.fault_wheel[rows] = s.wheel_fault_index
+    thruster = s.thruster_fault != "none"
+    count = THRUSTERS if thruster else e.wheel_momentum.shape[1]
+    index = s.thruster_fault_index if thruster else s.wheel_fault_index
+    if index >= 0:
+        e.fault_actuator[rows] = index
     else:  # ⌊n u⌋, u < 1
-        e.fault_wheel[rows] = np.minimum(np.floor(wheels * d["faults.wheel"]), max(wheels - 1, 0))
+        e.fault_actuator[rows] = np.minimum(np.floor(count * d["faults.actuator"]), max(count - 1, 0))
     e.fault_happened[rows] = e.fault_time[rows] <= 0.0
 
 
@@ -227,11 +279,24 @@ def wheel_torque(equipment, kind, t, u, k, i):
     """Body i's wheel k's motor command ``u`` (N·m) in the period that starts at episode time
     ``t`` (s), with the wheel fault ``kind`` (STOP, STICK, DEGRADE): ``(u, stuck)``, the command
     it gets and whether the wheel is seized (no torque at all passes, friction included)."""
-    if k != equipment.fault_wheel[i] or t < equipment.fault_time[i]:
+    if k != equipment.fault_actuator[i] or t < equipment.fault_time[i]:
         return u, False
     if kind == DEGRADE:
         return u * (1.0 - equipment.fault_model.share), False
     return 0.0, kind == STICK
+
+
+@jitable
+def thruster_substeps(equipment, substeps, whole, t, k, i):
+    """Body i's thruster k's whole sub-steps of firing in the period that starts at episode
+    time ``t`` (s), commanded ``whole`` of the period's ``substeps``: from the first period
+    at or after t_f, the failing thruster's 0 (stuck off) or ``substeps`` (stuck on). Reads
+    ``fault_model`` (a thrusters' scenario always carries it: 0, no fault, without faults)
+    and, only where a thruster fails, the fault time and index."""
+    kind = equipment.fault_model.thruster
+    if kind == 0.0 or k != equipment.fault_actuator[i] or t < equipment.fault_time[i]:
+        return whole
+    return substeps if kind == STUCK_ON else 0.0
 
 
 @jitable
@@ -261,7 +326,8 @@ def _observe_of(features):
     ``info``) and, where faults are shown, the column that says which actuator failed."""
     if not features.faults:
         return None
-    shown, wheel = features.faults_shown, features.wheel_fault != NONE
+    shown = features.faults_shown
+    actuator = features.wheel_fault != NONE or features.thruster_fault != NONE
 
     @jitable
     def write(call, bodies, equipment, state, out, column, i):
@@ -270,12 +336,16 @@ def _observe_of(features):
         if shown:
             flag = 0.0
             if happened:
-                flag = equipment.fault_wheel[i] + 1.0 if wheel else 1.0
+                flag = equipment.fault_actuator[i] + 1.0 if actuator else 1.0
             out.obs[i, column] = flag
             return column + 1
         return column
 
     return write
+
+
+def _read(features) -> bool:
+    return features.faults or features.thrusters
 
 
 def _model(s) -> FaultModel:
@@ -285,13 +355,14 @@ def _model(s) -> FaultModel:
         float(s.magnetometer_dropout),
         float(s.gyro_dropout),
         float(s.gyro_dropout_axis),
+        float(THRUSTER_FAULTS.index(s.thruster_fault)),
     )
 
 
 COMPONENT = Component(
     name="faults",
-    summary="a wheel that stops, sticks or degrades; star tracker, magnetometer or gyro-axis dropouts; "
-    "at a time given or drawn per episode",
+    summary="a wheel that stops, sticks or degrades; a thruster stuck off or on; star tracker, "
+    "magnetometer or gyro-axis dropouts; at a time given or drawn per episode",
     table=FaultsTable,
     on=_any,
     switch=_switch,
@@ -302,6 +373,11 @@ COMPONENT = Component(
             "wheel_fault",
             lambda s, f: WHEEL_FAULTS.index(s.wheel_fault) if f["wheels"] else NONE,
             "a wheel's fault: 0 none, 1 stop, 2 stick, 3 degrade",
+        ),
+        Feature(
+            "thruster_fault",
+            lambda s, f: THRUSTER_FAULTS.index(s.thruster_fault) if f["thrusters"] else NONE,
+            "a thruster's fault: 0 none, 1 stuck off, 2 stuck on",
         ),
         Feature(
             "tracker_dropout",
@@ -319,17 +395,20 @@ COMPONENT = Component(
         ),
     ),
     state=(
+        # The thrusters' hold (compiled once for every scenario with thrusters) reads the
+        # fault model, and the time and index where it says a thruster fails: a thrusters'
+        # scenario carries them, faults or not (empty arrays and no fault without).
         State(
             "fault_time",
             "(N,) each body's fault time t_f, s",
             lambda b: np.zeros(b.bodies if b.features.faults else 0),
-            lambda f: f.faults,
+            _read,
         ),
         State(
-            "fault_wheel",
-            "(N,) each body's failing wheel",
+            "fault_actuator",
+            "(N,) each body's failing wheel or thruster",
             lambda b: np.zeros(b.bodies if b.features.faults else 0, dtype=np.int64),
-            lambda f: f.faults,
+            _read,
         ),
         State(
             "fault_happened",
@@ -341,17 +420,18 @@ COMPONENT = Component(
             "fault_model",
             "what fails and for how long (FaultModel)",
             lambda b: _model(b.scenario),
-            lambda f: f.faults,
+            _read,
             record=FaultModel,
         ),
     ),
     reset=_reset,
     keeps_digests=True,
-    draws=(Draw("time", 1), Draw("wheel", 1)),
+    # "actuator" (once "wheel": a name, not a place in the stream): the failing wheel's or thruster's
+    draws=(Draw("time", 1), Draw("actuator", 1)),
     columns=(
         Column(
             "fault",
-            "0 until the fault time, then the failing wheel's index + 1 (1: a sensor's fault)",
+            "0 until the fault time, then the failing wheel's or thruster's index + 1 (1: a sensor's fault)",
             0.0,
             _TOP,
             lambda s, actuators: 1 if _any(s) and not s.faults_hidden else 0,
@@ -365,7 +445,13 @@ COMPONENT = Component(
             "fault_wheel",
             "(N,) the failing wheel's index",
             lambda f: f.wheel_fault != NONE,
-            lambda e: e.fault_wheel,
+            lambda e: e.fault_actuator,
+        ),
+        Info(
+            "fault_thruster",
+            "(N,) the failing thruster's index",
+            lambda f: f.thruster_fault != NONE,
+            lambda e: e.fault_actuator,
         ),
         Info(
             "fault_happened",

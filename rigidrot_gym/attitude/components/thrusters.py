@@ -24,7 +24,9 @@ firings are integrated exactly as the steps they are, not as a torque averaged o
 period. A request at or above the whole period (which Basilisk's modules send as 1.1 Δt, to
 be cut by the next command) fires for the whole period. The propellant burnt, F t/(Isp g₀),
 adds up over the episode (``info["propellant"]``, kg), with each period's on-times
-(``info["thruster_on_times"]``, s).
+(``info["thruster_on_times"]``, s). A thruster stuck off or on (``faults.thruster``,
+:mod:`~rigidrot_gym.attitude.components.faults`) fires nothing or the whole period from the
+fault on, whatever its command.
 
 Left out: thrust build-up and tail-off (Basilisk's ramps, off by default), the mass that the
 propellant takes away (the inertia stays), the thrusters' force on the orbit, and plume
@@ -37,6 +39,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from rigidrot_gym.attitude.components import faults
 from rigidrot_gym.attitude.components.declaration import Component, Feature, Info, State, Torque
 from rigidrot_gym.attitude.settings import ScenarioError, Table, bounded, choice, setting, vector
 from rigidrot_gym.physics.actuators import thrusters as model
@@ -192,19 +195,23 @@ def _on_time(equipment, work, dt, at, k, i):
 def hold(bodies, equipment, work, dt, row, i):
     """Body i's parameters of the term for the period: per thruster its torque at full
     thrust in principal axes, the whole sub-steps it fires (its on-time from the torque
-    request's mapped force and the modulation, or as commanded) and its modulation's memory
-    after the period (committed by the advance hook)."""
+    request's mapped force and the modulation, or as commanded; a failed thruster's as it
+    fires, :func:`~rigidrot_gym.attitude.components.faults.thruster_substeps`) and its
+    modulation's memory after the period, as the flight software computed it (committed by
+    the advance hook)."""
     p, o, full, m = work.params, bodies.principal, equipment.thruster_torques, equipment.thruster_model
     if m.torque_command:  # the request's forces into their rows
         request = (work.commands[0, i], work.commands[1, i], work.commands[2, i])
         forces = p[row + FIRST + FORCE : row + SIZE : PER_THRUSTER, i]
         model.map_torque(equipment.thruster_mapping, equipment.thruster_thrust, request, forces)
     b = (o[0, i], o[1, i], o[2, i], o[3, i])
+    t, substeps = dt * bodies.steps[i], whole_substeps(dt, m.resolution)  # episode time, the period's
     for k in range(COUNT):
         at = row + FIRST + PER_THRUSTER * k
         p[at, i], p[at + 1, i], p[at + 2, i] = qrotate_inv(b, (full[k, 0], full[k, 1], full[k, 2]))
         on, kept = _on_time(equipment, work, dt, at, k, i)
-        p[at + SUBSTEPS, i], p[at + MEMORY, i] = whole_substeps(on, m.resolution), kept
+        whole = faults.thruster_substeps(equipment, substeps, whole_substeps(on, m.resolution), t, k, i)
+        p[at + SUBSTEPS, i], p[at + MEMORY, i] = whole, kept
 
 
 @jitable
