@@ -291,3 +291,32 @@ def test_reallocating_enters_the_benchmark_by_name_and_settles_a_failed_wheel_so
     assert all(e.success for e in plain) and all(e.success for e in fixed)
     assert np.mean([e.duration for e in fixed]) < 0.8 * np.mean([e.duration for e in plain])
     assert CONTROLLERS["reallocating"](find("RigidRot/Reorient-v0")) is None
+
+
+def test_on_time_thrusters_enter_through_reallocating_and_their_effort_is_what_fired():
+    """Thrusters commanded by on-times take no torque law alone (None: left out), but
+    ``reallocating`` (the law's request mapped and modulated over the thrusters its test
+    has not flagged); the effort is ∫|Σ F t_k (r × d)_k / Δt| dt of the on-times the env
+    reported, summed here by hand from the thruster set's arms, in a single env."""
+    from rigidrot_gym.attitude.components import thrusters
+    from rigidrot_gym.control.thruster_faults import ThrusterReallocating
+
+    options = {"thruster_command": "on_times", "thruster_fault": "on", "fault_window": [1.0, 10.0]}
+    scenario = find("RigidRot/ThrusterSlew-v0").with_overrides(**options)
+    assert all(CONTROLLERS[name](scenario) is None for name in ("quaternion_feedback", "pd", "lqr"))
+    assert isinstance(CONTROLLERS["reallocating"](scenario), ThrusterReallocating)
+    seeds = [10000, 10001]
+    episodes, _ = control.run_episodes(CONTROLLERS["reallocating"](scenario), scenario, seeds)
+    fleet = thrusters.thruster_set(scenario.propulsion)
+    for seed, episode in zip(seeds, episodes, strict=True):
+        env = gym.make("RigidRot/ThrusterSlew-v0", **options).unwrapped
+        policy = CONTROLLERS["reallocating"](scenario)
+        obs, _ = env.reset(seed=seed)
+        effort, done = 0.0, False
+        while not done:
+            obs, _, terminated, truncated, info = env.step(policy.predict(obs)[0])
+            arms = fleet.torque_arms * (fleet.max_thrust * info["thruster_on_times"])[:, None]
+            effort += np.linalg.norm(arms.sum(axis=0))
+            done = terminated or truncated
+        assert episode.success and info["is_success"]
+        assert episode.effort == pytest.approx(effort, rel=1e-12)

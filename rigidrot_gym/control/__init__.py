@@ -5,8 +5,10 @@ benchmark uses (each reaches the Reorient tolerance; rate damping only detumbles
 gives None for a scenario whose actuators it cannot command (the benchmark then skips
 the pair): the torque laws need torquers or wheels (with magnetorquers beside the wheels
 they unload them: :mod:`~rigidrot_gym.control.momentum_dumping`), B-dot (:class:`BDot`)
-magnetorquers alone, ``reallocating`` (quaternion feedback over the wheels a residual test
-has not flagged: :mod:`~rigidrot_gym.control.fault_detection`) wheels.
+magnetorquers alone, ``reallocating`` (quaternion feedback over the actuators a residual
+test has not flagged: :mod:`~rigidrot_gym.control.fault_detection`,
+:mod:`~rigidrot_gym.control.thruster_faults`) wheels, or thrusters commanded by on-times
+(which the torque laws alone cannot command).
 """
 
 from collections.abc import Callable
@@ -21,24 +23,34 @@ from rigidrot_gym.control.pd import PD
 from rigidrot_gym.control.quaternion_feedback import QuaternionFeedback
 from rigidrot_gym.control.rate_damping import RateDamping
 from rigidrot_gym.control.sliding_mode import SlidingMode
+from rigidrot_gym.control.thruster_faults import ThrusterReallocating
 
 
 def _rods_only(scenario: Scenario) -> bool:
     return scenario.magnetorquers and not scenario.wheels
 
 
-def _reallocating(scenario: Scenario) -> Reallocating | None:
-    """Quaternion feedback (ωn = 0.5 rad/s) allocating over the wheels its residual test has
-    not flagged; None without wheels."""
+def _on_times(scenario: Scenario) -> bool:
+    return scenario.thruster_layout != "none" and scenario.thruster_command == "on_times"
+
+
+def _reallocating(scenario: Scenario) -> Reallocating | ThrusterReallocating | None:
+    """Quaternion feedback (ωn = 0.5 rad/s) over the actuators its residual test has not
+    flagged: the wheels (:class:`~rigidrot_gym.control.fault_detection.Reallocating`), or
+    thrusters commanded by on-times
+    (:class:`~rigidrot_gym.control.thruster_faults.ThrusterReallocating`); None otherwise."""
+    controller = QuaternionFeedback.for_scenario(scenario, natural_frequency=0.5)
+    if _on_times(scenario):
+        return ThrusterReallocating.for_scenario(controller, scenario)
     if not scenario.wheels:
         return None
-    controller = QuaternionFeedback.for_scenario(scenario, natural_frequency=0.5)
     return Reallocating(controller, WheelFaultDetector.for_scenario(scenario))
 
 
 def _torques(make: Callable[[Scenario], Controller]) -> Callable[[Scenario], Controller | None]:
-    """``make``, for a scenario whose actuators give torques (None with magnetorquers only)."""
-    return lambda s: None if _rods_only(s) else make(s)
+    """``make``, for a scenario whose actuators give torques (None with magnetorquers only,
+    or thrusters commanded by on-times)."""
+    return lambda s: None if _rods_only(s) or _on_times(s) else make(s)
 
 
 CONTROLLERS: dict[str, Callable[[Scenario], Any]] = {

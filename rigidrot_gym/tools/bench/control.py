@@ -13,7 +13,9 @@ reports per episode:
 * settling time: the first time from which the body stays inside the tolerance
   (pointing and rate, ``in_tolerance``) to the episode's end, s; NaN (a "—" in the
   tables) when it never does,
-* final pointing error (deg), control effort ∫|τ| dt (N·m·s), peak body rate (rad/s),
+* final pointing error (deg), control effort ∫|τ| dt (N·m·s: the torque commanded; for
+  thrusters commanded by on-times, the period's mean torque of what fired), peak body rate
+  (rad/s),
 * propellant burnt in the episode (kg, ``info["propellant"]``; NaN without thrusters).
 
 Scenarios: ``Reorient-v0`` (ideal torquers, exact sensors) and ``WheelReorient-v0``
@@ -46,7 +48,7 @@ import numpy as np
 
 import rigidrot_gym
 from rigidrot_gym.attitude.actuators import Actuators
-from rigidrot_gym.attitude.components import magnetic_field
+from rigidrot_gym.attitude.components import magnetic_field, thrusters
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.physics.plumbing import validation
@@ -201,6 +203,8 @@ def run_episodes(
     env = AttitudeVectorEnv(num_envs=len(seeds), scenario=base, **overrides)
     s = env.scenario
     actuators = Actuators.of(s)
+    on_times = s.thruster_layout != "none" and s.thruster_command == "on_times"
+    fired = thrusters.thruster_set(s.propulsion) if on_times else None
     obs, info = env.reset(seed=list(seeds))
     n = len(seeds)
     running = np.ones(n, dtype=bool)
@@ -212,11 +216,14 @@ def run_episodes(
     while running.any():
         action = _checked_action(policy, obs, step, env.action_space.shape, s.id)
         commands = np.clip(np.asarray(action, dtype=np.float64), -1.0, 1.0) * actuators.limits
-        torque = actuators.body_torque(commands[:, : actuators.torquing])
+        if not on_times:
+            torque = actuators.body_torque(commands[:, : actuators.torquing])
         if actuators.rods:  # dipoles in the field the period starts in, as the env holds it
             field = obs[:, -magnetic_field.COLUMNS :] * magnetic_field.FIELD_SCALE
             torque = torque + np.cross(commands[:, actuators.torquing :], field)
         obs, _, terminated, truncated, info = env.step(action)
+        if on_times:  # the period's mean torque of what fired: Σ F_k t_k (r × d)_k / Δt
+            torque = (info["thruster_on_times"] * fired.max_thrust) @ fired.torque_arms / s.dt
         step += 1
         t = step * s.dt
         live = running.copy()
