@@ -39,11 +39,11 @@ def _reallocating(scenario: Scenario) -> Reallocating | ThrusterReallocating | N
     flagged: the wheels (:class:`~rigidrot_gym.control.fault_detection.Reallocating`), or
     thrusters commanded by on-times
     (:class:`~rigidrot_gym.control.thruster_faults.ThrusterReallocating`); None otherwise."""
+    if not (_on_times(scenario) or scenario.wheels):  # before the law, which needs torques
+        return None
     controller = QuaternionFeedback.for_scenario(scenario, natural_frequency=0.5)
     if _on_times(scenario):
         return ThrusterReallocating.for_scenario(controller, scenario)
-    if not scenario.wheels:
-        return None
     return Reallocating(controller, WheelFaultDetector.for_scenario(scenario))
 
 
