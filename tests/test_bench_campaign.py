@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
@@ -95,10 +96,27 @@ def test_stored_blocks_read_back_bit_for_bit_and_resume_skips_them(tmp_path):
         campaign.run(tasks, {}, tmp_path)
 
 
+def test_a_wheel_block_stores_every_measure_and_reads_back_bit_for_bit(tmp_path):
+    """A block with wheels (its wheel momentum used a number, not NaN) through its shard:
+    the CSV's columns are the seed and every field of an episode, and it reads back bit
+    for bit."""
+    makers = policies.resolve(["quaternion_feedback"])
+    (task,) = control.plan(makers, ["RigidRot/WheelReorient-v0"], ["rk4"], [3, 4], [1.0])
+    block = control.run_task(task, makers["quaternion_feedback"])
+    assert all(0.0 < e.wheel_momentum_used <= 1.0 and e.rms_error_deg > 0.0 for e in block.episodes)
+    campaign.save_block(tmp_path, block)
+    header = (tmp_path / f"{task.key}.csv").read_text().splitlines()[0].split(",")
+    assert header == ["seed", *(f.name for f in fields(control.Episode))]
+    assert {"rms_error_deg", "wheel_momentum_used"} <= set(header)
+    stored = campaign.load_block(tmp_path, task)
+    assert _bits(stored.episodes) == _bits(block.episodes)
+    assert _same_traces({0: stored.trace}, {0: block.trace})
+
+
 def _damage_csv_number(path: Path) -> None:
     lines = path.read_text().splitlines()
     cells = lines[1].split(",")
-    cells[-1] = "123.5"  # the first episode's duration
+    cells[-1] = "123.5"  # the first episode's last field
     path.write_text("\n".join([lines[0], ",".join(cells), *lines[2:]]) + "\n")
 
 
@@ -240,7 +258,8 @@ def test_the_thruster_and_fault_tasks_with_their_baselines_on_ray_equal_the_loca
     """ThrusterSlew-v0 under quaternion feedback (its propellant column with it) and
     NadirPointFault-v0 (shortened to 120 steps, the wheel failing in [20, 60] s) under
     quaternion feedback and ``reallocating``: the Ray campaign's tables equal the local
-    run's bit for bit; reallocation, which needs wheels, is left out of ThrusterSlew-v0."""
+    run's bit for bit (every measure, the wheel momentum used with them); reallocation,
+    which needs wheels, is left out of ThrusterSlew-v0."""
     from rigidrot_gym.attitude.scenario import find
 
     makers = policies.resolve(["quaternion_feedback", "reallocating"])
@@ -266,6 +285,10 @@ def test_the_thruster_and_fault_tasks_with_their_baselines_on_ray_equal_the_loca
     assert _bits(summaries) == _bits(local[0]) and _same_traces(traces, local[1])
     fuel = {s.scenario: s.propellant for s in summaries}
     assert fuel["RigidRot/ThrusterSlew-v0"] > 0.0 and np.isnan(fuel["RigidRot/NadirPointFault-v0"])
+    momentum = {s.scenario: s.wheel_momentum_used for s in summaries}  # RW0 wheels, rods beside them
+    assert 0.0 < momentum["RigidRot/NadirPointFault-v0"] <= 1.0 and np.isnan(
+        momentum["RigidRot/ThrusterSlew-v0"]
+    )
 
 
 def test_a_killed_worker_loses_no_block(ray_cluster, tmp_path):

@@ -30,9 +30,20 @@ def _plain_rollout(policy, seed, env_id):
     """The same episode in a single env, measured by hand from the pointing error and the
     rate against the scenario's tolerances (none of the env's flags but the episode's end):
     success is the tolerance held for ``success_hold_steps`` steps up to the end, the
-    settling time the first time from which it holds to the end (None if it does not)."""
+    settling time the first time from which it holds to the end (None if it does not); the
+    RMS error over the errors after each step (not the reset state's); the wheel momentum
+    used the largest |h_k| / h_max over the wheels, from the reset state on (None without
+    wheels), h_max the scenario's ``wheel_max_momentum`` (ideal wheels)."""
     env = gym.make(env_id)
     scenario = env.unwrapped.scenario
+    assert not scenario.wheels or scenario.wheel_model == "ideal"
+
+    def used(info) -> float | None:
+        return (
+            max(abs(h) / scenario.wheel_max_momentum for h in info["wheel_momentum"])
+            if scenario.wheels
+            else None
+        )
 
     def inside(info) -> bool:
         return (
@@ -42,6 +53,7 @@ def _plain_rollout(policy, seed, env_id):
 
     obs, info = env.reset(seed=seed)
     effort, peak, t, since, streak = 0.0, info["rate"], 0.0, 0.0 if inside(info) else None, 0
+    squares, steps, momentum = 0.0, 0, used(info)
     done = False
     while not done:
         action, _ = policy.predict(obs)
@@ -49,11 +61,14 @@ def _plain_rollout(policy, seed, env_id):
         t += scenario.dt
         effort += np.linalg.norm(_commanded_torque(scenario, action)) * scenario.dt
         peak = max(peak, info["rate"])
+        squares, steps = squares + info["pointing_error_deg"] ** 2, steps + 1
+        momentum = max(momentum, used(info)) if scenario.wheels else None
         since = (since if since is not None else t) if inside(info) else None
         streak = streak + 1 if inside(info) else 0
         done = terminated or truncated
     success = streak >= max(scenario.success_hold_steps, 1)
-    return success, since, info["pointing_error_deg"], effort, peak, t
+    rms = np.sqrt(squares / steps)
+    return success, since, info["pointing_error_deg"], rms, effort, peak, t, momentum
 
 
 @pytest.mark.parametrize(
@@ -72,7 +87,7 @@ def test_episode_measurements_match_a_plain_rollout(env_id, policy, seeds):
     episodes, trace = control.run_episodes(policy, scenario, seeds)
     inside_at_the_end_only = 0
     for seed, episode in zip(seeds, episodes, strict=True):
-        success, settled, error, effort, peak, duration = _plain_rollout(policy, seed, env_id)
+        success, settled, error, rms, effort, peak, duration, momentum = _plain_rollout(policy, seed, env_id)
         assert episode.success == success
         inside_at_the_end_only += settled is not None and not success
         if settled is None:
@@ -80,6 +95,12 @@ def test_episode_measurements_match_a_plain_rollout(env_id, policy, seeds):
         else:
             assert np.isclose(episode.settling_time, settled)
         assert np.isclose(episode.final_error_deg, error, rtol=1e-6)
+        assert episode.rms_error_deg == rms  # bit for bit: the same errors summed in the same order
+        if momentum is None:
+            assert np.isnan(episode.wheel_momentum_used)
+        else:
+            assert 0.0 < momentum <= 1.0
+            assert episode.wheel_momentum_used == momentum
         assert np.isclose(episode.effort, effort, rtol=1e-6)
         assert np.isclose(episode.peak_rate, peak, rtol=1e-6)
         assert np.isclose(episode.duration, duration)
@@ -320,3 +341,25 @@ def test_on_time_thrusters_enter_through_reallocating_and_their_effort_is_what_f
             done = terminated or truncated
         assert episode.success and info["is_success"]
         assert episode.effort == pytest.approx(effort, rel=1e-12)
+
+
+def test_the_wheel_momentum_column_is_there_only_where_a_case_has_wheels():
+    """The RMS error is a column of every table; the wheel momentum used (% of the wheels'
+    capacity, the mean of each episode's peak) only of a table with a wheel case, "—" in
+    the rows without wheels, and in the CSV as a fraction, NaN without wheels."""
+    rows = {}
+    for env_id in ("RigidRot/Reorient-v0", "RigidRot/WheelReorient-v0"):
+        scenario = find(env_id)
+        episodes, _ = control.run_episodes(CONTROLLERS["quaternion_feedback"](scenario), scenario, [3, 4])
+        rows[env_id] = control.summarise("qf", env_id, "rk4", 1.0, episodes)
+        assert rows[env_id].rms_error_deg == np.mean([e.rms_error_deg for e in episodes])
+        assert rows[env_id].rms_error_deg > rows[env_id].final_error_deg  # a slew: far off at first
+    plain, wheels = rows["RigidRot/Reorient-v0"], rows["RigidRot/WheelReorient-v0"]
+    assert np.isnan(plain.wheel_momentum_used) and 0.0 < wheels.wheel_momentum_used <= 1.0
+    alone = control.format_table([plain]).splitlines()
+    assert "| RMS error (deg) |" in alone[0] and "wheel momentum" not in alone[0]
+    assert alone[2].split(" | ")[8] == f"{plain.rms_error_deg:.3g}"
+    both = control.format_table([plain, wheels]).splitlines()
+    assert both[0].endswith("| peak rate (rad/s) | wheel momentum used (%) |")
+    assert both[2].endswith("| — |")
+    assert both[3].endswith(f"| {100 * wheels.wheel_momentum_used:.3g} |")

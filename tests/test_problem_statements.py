@@ -25,7 +25,7 @@ def test_the_control_table_states_its_seeds_and_scenario(tmp_path):
     makers = {"quaternion_feedback": CONTROLLERS["quaternion_feedback"]}
     tasks = control.plan(makers, [scenario], ["rk4"], seeds=[3, 4, 5, 9], scales=[1.0])
     # what the episodes measured does not matter here: made up, so that nothing compiles
-    episodes = [control.Episode(True, 2.0, 0.5, 0.1, 0.2, 5.0)] * 4
+    episodes = [control.Episode(True, 2.0, 0.5, 30.0, 0.1, 0.2, 5.0)] * 4
     summaries = [control.summarise("quaternion_feedback", env_id, "rk4", 1.0, episodes)]
     trace = {
         "t": np.array([0.0, 0.25]),

@@ -13,10 +13,20 @@ reports per episode:
 * settling time: the first time from which the body stays inside the tolerance
   (pointing and rate, ``in_tolerance``) to the episode's end, s; NaN (a "—" in the
   tables) when it never does,
-* final pointing error (deg), control effort ∫|τ| dt (N·m·s: the torque commanded; for
-  thrusters commanded by on-times, the period's mean torque of what fired), peak body rate
-  (rad/s),
-* propellant burnt in the episode (kg, ``info["propellant"]``; NaN without thrusters).
+* final pointing error (deg): ``info["pointing_error_deg"]`` after the episode's last step,
+* RMS pointing error (deg): √(mean of θ_k²) over the samples ``info["pointing_error_deg"]``
+  after each step k = 1 … K of the episode (K its steps, the last included; the reset
+  state is not a sample): each sample stands for one control period, so this is
+  √((1/T) ∫ θ² dt) over the episode's T = K Δt by the rectangle rule at each period's end,
+* control effort ∫|τ| dt (N·m·s: the torque commanded; for thrusters commanded by
+  on-times, the period's mean torque of what fired), peak body rate (rad/s; the largest
+  ``info["rate"]`` from the reset state to the last step),
+* propellant burnt in the episode (kg, ``info["propellant"]``; NaN without thrusters),
+* wheel momentum used: the largest max_k |h_k| / h_max,k from the reset state to the last
+  step, h_k wheel k's momentum about its axis (``info["wheel_momentum"]``, N·m·s, float64)
+  and h_max,k its limit (the scenario's ``wheel_max_momentum``, or its wheel model's
+  momentum at top speed): the share of the wheels' capacity the episode took, in [0, 1]
+  (1: a wheel reached its limit); NaN without wheels.
 
 Scenarios: ``Reorient-v0`` (ideal torquers, exact sensors) and ``WheelReorient-v0``
 (reaction-wheel pyramid, delay, noise, disturbances, randomised body), where the
@@ -73,10 +83,12 @@ class Episode:
     success: bool
     settling_time: float
     final_error_deg: float
+    rms_error_deg: float
     effort: float
     peak_rate: float
     duration: float
     propellant: float = float("nan")
+    wheel_momentum_used: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -97,9 +109,11 @@ class Summary:
     success_rate: float
     settling_time: float
     final_error_deg: float
+    rms_error_deg: float
     effort: float
     peak_rate: float
     propellant: float = float("nan")
+    wheel_momentum_used: float = float("nan")
     failure: str = ""
 
     @property
@@ -209,7 +223,16 @@ def run_episodes(
     n = len(seeds)
     running = np.ones(n, dtype=bool)
     inside_since = np.where(info["in_tolerance"], 0.0, np.nan)
-    effort, peak = np.zeros(n), info["rate"].copy()
+    effort, peak, squares = np.zeros(n), info["rate"].copy(), np.zeros(n)
+    wheels = info["wheel_momentum"].shape[-1] if "wheel_momentum" in info else 0
+    h_max = actuators.max_momentum[:wheels]  # the wheels are the first actuators
+
+    def used(info: dict) -> np.ndarray:  # max_k |h_k| / h_max,k per body; NaN without wheels
+        if not wheels:
+            return np.full(n, np.nan)
+        return np.max(np.abs(info["wheel_momentum"]) / h_max, axis=-1)
+
+    momentum = used(info)
     ended = [None] * n
     trace = {"t": [0.0], "pointing_error_deg": [info["pointing_error_deg"][0]], "torque": [np.zeros(3)]}
     step = 0
@@ -229,6 +252,8 @@ def run_episodes(
         live = running.copy()
         effort[live] += np.linalg.norm(torque[live], axis=-1) * s.dt
         peak[live] = np.maximum(peak[live], info["rate"][live])
+        squares[live] += info["pointing_error_deg"][live] ** 2
+        momentum[live] = np.maximum(momentum[live], used(info)[live])
         inside_since[live & info["in_tolerance"] & np.isnan(inside_since)] = t
         inside_since[live & ~info["in_tolerance"]] = np.nan
         if running[0]:
@@ -240,10 +265,12 @@ def run_episodes(
                 success=bool(info["is_success"][i]),
                 settling_time=float(inside_since[i]),
                 final_error_deg=float(info["pointing_error_deg"][i]),
+                rms_error_deg=float(np.sqrt(squares[i] / step)),
                 effort=float(effort[i]),
                 peak_rate=float(peak[i]),
                 duration=t,
                 propellant=float(info["propellant"][i]) if "propellant" in info else float("nan"),
+                wheel_momentum_used=float(momentum[i]),
             )
             running[i] = False
     env.close()
@@ -287,7 +314,7 @@ def _checked_action(policy, obs: np.ndarray, step: int, shape: tuple[int, ...], 
 
 def summarise(policy: str, scenario: str, integrator: str, scale: float, episodes: list[Episode]) -> Summary:
     """Success rate and means (settling time over the successful episodes only; propellant
-    NaN without thrusters)."""
+    NaN without thrusters, wheel momentum used NaN without wheels)."""
     ok = [e for e in episodes if e.success]
     return Summary(
         policy=policy,
@@ -298,16 +325,18 @@ def summarise(policy: str, scenario: str, integrator: str, scale: float, episode
         success_rate=len(ok) / len(episodes),
         settling_time=float(np.mean([e.settling_time for e in ok])) if ok else float("nan"),
         final_error_deg=float(np.mean([e.final_error_deg for e in episodes])),
+        rms_error_deg=float(np.mean([e.rms_error_deg for e in episodes])),
         effort=float(np.mean([e.effort for e in episodes])),
         peak_rate=float(np.mean([e.peak_rate for e in episodes])),
         propellant=float(np.mean([e.propellant for e in episodes])),
+        wheel_momentum_used=float(np.mean([e.wheel_momentum_used for e in episodes])),
     )
 
 
 def failed(policy: str, scenario: str, integrator: str, scale: float, reason: str) -> Summary:
     """The summary of a case whose policy failed: no episodes, NaN measures, the reason."""
     nan = float("nan")
-    return Summary(policy, scenario, integrator, scale, 0, nan, nan, nan, nan, nan, nan, reason)
+    return Summary(policy, scenario, integrator, scale, 0, nan, nan, nan, nan, nan, nan, nan, nan, reason)
 
 
 def pairs(
@@ -470,9 +499,11 @@ def benchmark(
 def format_table(summaries: list[Summary]) -> str:
     """Markdown table of the summaries that ran (the failed ones are left to
     :func:`failure_lines`), with a column of the propellant burnt (g) where a case has
-    thrusters."""
+    thrusters and one of the wheel momentum used (%, of the wheels' capacity) where a case
+    has wheels; "—" in a row without them."""
     summaries = [s for s in summaries if not s.failure]
     fuel = any(np.isfinite(s.propellant) for s in summaries)
+    wheels = any(np.isfinite(s.wheel_momentum_used) for s in summaries)
     header = (
         "policy",
         "scenario",
@@ -482,9 +513,11 @@ def format_table(summaries: list[Summary]) -> str:
         "success",
         "settling time (s)",
         "final error (deg)",
+        "RMS error (deg)",
         "effort ∫|τ|dt (N·m·s)",
         "peak rate (rad/s)",
-    ) + (("propellant (g)",) if fuel else ())
+    )
+    header += (("propellant (g)",) if fuel else ()) + (("wheel momentum used (%)",) if wheels else ())
     cells = [
         (
             s.policy,
@@ -495,13 +528,20 @@ def format_table(summaries: list[Summary]) -> str:
             f"{s.success_rate:.0%}",
             "—" if np.isnan(s.settling_time) else f"{s.settling_time:.1f}",
             f"{s.final_error_deg:.3g}",
+            f"{s.rms_error_deg:.3g}",
             f"{s.effort:.3g}",
             f"{s.peak_rate:.3g}",
         )
-        + ((("—" if np.isnan(s.propellant) else f"{1e3 * s.propellant:.3g}"),) if fuel else ())
+        + ((_scaled(s.propellant, 1e3),) if fuel else ())
+        + ((_scaled(s.wheel_momentum_used, 1e2),) if wheels else ())
         for s in summaries
     ]
-    return markdown_table(header, cells, "lllrrrrrrr" + "r" * fuel)
+    return markdown_table(header, cells, "lllrrrrrrrr" + "r" * fuel + "r" * wheels)
+
+
+def _scaled(value: float, scale: float) -> str:
+    """``value × scale`` to three figures, "—" for NaN (a measure the case does not have)."""
+    return "—" if np.isnan(value) else f"{scale * value:.3g}"
 
 
 def failure_lines(summaries: list[Summary]) -> list[str]:
