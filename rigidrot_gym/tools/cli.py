@@ -265,11 +265,12 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         "controllers and trained agents over scenarios, integrators and seeds",
         "Runs every policy (classical controllers by name, trained agents by folder, your own\n"
         "as package.module:Name) over scenarios x integrators x true-inertia scales x seeds,\n"
-        "every integrator at every scale: success rate, settling time, final error, control\n"
-        "effort, peak rate. A policy that does not apply to a scenario (a controller that\n"
-        "cannot command its actuators, an agent trained on another) is left out of it, and\n"
-        "said so; with no pair left, an error. A policy that fails in a run (raises, returns\n"
-        "an action of the wrong shape or not finite) is a failed entry, named with the reason\n"
+        "every integrator at every scale: success rate, settling time, final and RMS pointing\n"
+        "error, control effort, peak rate, and where they apply propellant burnt and wheel\n"
+        "momentum used. A policy that does not apply to a scenario (a controller that cannot\n"
+        "command its actuators, an agent trained on another) is left out of it, and said so;\n"
+        "with no pair left, an error. A policy that fails in a run (raises, returns an action\n"
+        "of the wrong shape or not finite) is a failed entry, named with the reason\n"
         "('failed: ...'), and the others run; the exit status is then 1 (2: an error).",
         _bench_control,
     )

@@ -26,8 +26,9 @@ Runs a trained agent (a run folder of rigidrot train, training/train.py or
 python -m rl_zoo3.train, e.g. logs/ppo/RigidRot-Reorient-v0_1) and the controllers named
 in --compare on the same episodes (seeds 10000, 10001, ...: none was a training start)
 through the control benchmark, on each of --integrators: success rate, settling time,
-final error, control effort, peak rate. Writes evaluation.md and evaluation.csv into the
-output folder, nothing into the run folder. Needs the [train] extra.
+final and RMS pointing error, control effort, peak rate, and where they apply propellant
+burnt and wheel momentum used. Writes evaluation.md and evaluation.csv into the output
+folder, nothing into the run folder. Needs the [train] extra.
 
 example: rigidrot evaluate training/agents/ppo/RigidRot-Reorient-v0_1 --compare quaternion_feedback lqr"""
 
