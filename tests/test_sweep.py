@@ -98,7 +98,7 @@ def test_the_best_agent_is_saved_like_a_training_run(sweep_folder):
     _, _, folder = sweep_folder
     best = folder / "best"
     assert (best / "RigidRot-Reorient-v0.zip").exists()
-    for name in ("vecnormalize.pkl", "config.yml", "args.yml", "command.txt"):
+    for name in ("vecnormalize.pkl", "vecnormalize.json", "config.yml", "args.yml", "command.txt"):
         assert (best / "RigidRot-Reorient-v0" / name).exists(), name
     agent = agents.load(best)
     config = agent.config

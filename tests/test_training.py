@@ -87,7 +87,10 @@ def test_the_zoo_trains_on_our_hyperparameter_files(tmp_path):
     assert (config["algo"], config["env"], config["seed"]) == ("ppo", "RigidRot/Reorient-v0", 3)
     # the zoo's DummyVecEnv writes one monitor file per env
     assert sorted(p.name for p in run.glob("*monitor.csv")) == ["0.monitor.csv", "1.monitor.csv"]
-    agent = agents.load(run)
+    # the zoo's own command writes the normaliser as a pickle only: read, with a warning
+    assert not (run / "RigidRot-Reorient-v0" / "vecnormalize.json").exists()
+    with pytest.warns(UserWarning, match="vecnormalize.pkl: no vecnormalize.json"):
+        agent = agents.load(run)
     action, _ = agent.predict(np.zeros((5, 7), dtype=np.float32))
     assert action.shape == (5, 3) and np.all(np.abs(action) <= 1.0)
 
@@ -123,6 +126,14 @@ def test_train_py_is_the_zoo_on_the_batched_env(tmp_path, monkeypatch, algo):
     assert agent.name == f"{algo}/RigidRot-Reorient-v0_1"
     action, _ = agent.predict(np.zeros(7, dtype=np.float32))
     assert action.shape == (3,)
+    # The normaliser also as JSON (when there is one), read first; the policy rebuilt from
+    # the weights acts as SB3's own load, bit for bit.
+    params = run / "RigidRot-Reorient-v0"
+    assert (params / "vecnormalize.json").exists() == (params / "vecnormalize.pkl").exists()
+    assert isinstance(agent.model, agents.Weights)
+    trusted = agents.load(run, trusted=True)
+    obs = np.random.default_rng(0).uniform(-2, 2, (64, 7)).astype(np.float32)
+    assert agent.predict(obs)[0].tobytes() == trusted.predict(obs)[0].tobytes()
 
 
 def test_a_new_run_never_writes_into_an_existing_one(tmp_path, monkeypatch):
@@ -151,7 +162,8 @@ def test_a_run_with_a_class_in_policy_kwargs_from_the_command_line_loads(tmp_pat
     config = agents.read_config(run)
     assert config["policy_kwargs"]["activation_fn"] == "torch.nn.modules.activation.ReLU"
     agent = agents.load(run)
-    assert agent.model.policy.activation_fn.__name__ == "ReLU"  # the model file's own
+    assert agent.model.policy.activation_fn.__name__ == "ReLU"  # config.yml's, by name
+    assert agents.load(run, trusted=True).model.policy.activation_fn.__name__ == "ReLU"  # the model's
     action, _ = agent.predict(np.zeros(7, dtype=np.float32))
     assert action.shape == (3,)
 

@@ -29,7 +29,7 @@ Output, a new folder (an existing one is refused), by default
 * ``best/``: the agent of the best grid point's best seed (grid point by IQM of success,
   then of return; seed by success, then return) saved like a ``training/train.py`` run
   (rl_zoo3's layout): ``<EnvName>.zip`` and ``<EnvName>/`` with ``vecnormalize.pkl``,
-  ``config.yml``, ``args.yml``, ``command.txt``;
+  ``vecnormalize.json``, ``config.yml``, ``args.yml``, ``command.txt``;
 * ``sweep.yml``, ``args.yml``, ``command.txt``; ``tune/``: Ray Tune's experiment folder.
 
 Needs the ``[train]`` and ``[ray]`` extras. With ``--address`` the trials run on that
@@ -141,7 +141,7 @@ def trial(config: dict[str, Any]) -> None:
 
     from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
     from rigidrot_gym.attitude.scenario import find
-    from rigidrot_gym.control.agents import Agent
+    from rigidrot_gym.control.agents import NORMALIZER_JSON, Agent, save_normalizer
     from rigidrot_gym.tools.bench.control import run_episodes
 
     torch.set_num_threads(config["threads"])
@@ -209,6 +209,7 @@ def trial(config: dict[str, Any]) -> None:
         params_dir.mkdir()
         if isinstance(env, VecNormalize):
             env.save(str(params_dir / "vecnormalize.pkl"))
+            save_normalizer(env, params_dir / NORMALIZER_JSON)
         (params_dir / "config.yml").write_text(yaml.safe_dump(params, sort_keys=False))
         (params_dir / "args.yml").write_text(yaml.safe_dump(args, sort_keys=False))
         tune.report(final, checkpoint=tune.Checkpoint.from_directory(folder))

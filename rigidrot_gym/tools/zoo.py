@@ -73,6 +73,17 @@ class BatchedExperimentManager(ExperimentManager):
         print(f"Training time: {line}", end="")
         (Path(self.save_path) / "training_time.txt").write_text(line)
 
+    def save_trained_model(self, model: BaseAlgorithm) -> None:
+        """The zoo's saving, and the normaliser's statistics also as JSON
+        (``vecnormalize.json`` next to its ``vecnormalize.pkl``: read without unpickling,
+        :func:`rigidrot_gym.control.agents.load_normalizer`)."""
+        from rigidrot_gym.control import agents
+
+        super().save_trained_model(model)
+        normalizer = model.get_vec_normalize_env()
+        if normalizer is not None:
+            agents.save_normalizer(normalizer, Path(self.params_path) / agents.NORMALIZER_JSON)
+
     def _save_config(self, saved_hyperparams: dict) -> None:
         super()._save_config(saved_hyperparams)
         # The zoo records sys.orig_argv, which starts with the interpreter's absolute path.

@@ -6,12 +6,12 @@ None where the policy does not apply. Three kinds, all small when pickled:
 * :class:`ControllerMaker`: a controller of :data:`rigidrot_gym.control.CONTROLLERS` by
   name; a worker builds it from the name.
 * :class:`AgentMaker`: a zoo training run's files (``<env>.zip`` and ``<env>/``'s
-  ``args.yml``, ``config.yml``, ``vecnormalize.pkl``) held as bytes. Shipped once to the
-  object store, they reach each worker as bytes; a process loads the agent from them
-  once and keeps it (keyed by the files' digest), so no task trains, loads or pickles
-  an agent again. The agent predicts on one torch thread: how a matrix product is split
-  over threads changes its rounding (measured: 3.6e-7 on a batch of 5 with 2 threads
-  against 1), and a campaign must give the same bits in any process.
+  ``args.yml``, ``config.yml``, ``vecnormalize.json``, ``vecnormalize.pkl``) held as
+  bytes. Shipped once to the object store, they reach each worker as bytes; a process
+  loads the agent from them once and keeps it (keyed by the files' digest), so no task
+  trains, loads or pickles an agent again. The agent predicts on one torch thread: how a
+  matrix product is split over threads changes its rounding (measured: 3.6e-7 on a batch
+  of 5 with 2 threads against 1), and a campaign must give the same bits in any process.
 * :class:`ImportMaker`: any importable policy, ``"package.module:Name"``; it travels as
   that string (and the folder the module was found in) and a worker imports it.
 
@@ -39,7 +39,7 @@ from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.control import CONTROLLERS, agents
 
 # The files of a zoo run's parameter folder that rebuild its agent (agents.load).
-AGENT_FILES = ("args.yml", "config.yml", "vecnormalize.pkl")
+AGENT_FILES = ("args.yml", "config.yml", "vecnormalize.json", "vecnormalize.pkl")
 
 # Agents loaded in this process, by the digest of their files.
 _LOADED: dict[str, Any] = {}
