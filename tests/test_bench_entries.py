@@ -25,30 +25,11 @@ from rigidrot_gym.tools.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 REORIENT = "RigidRot/Reorient-v0"
 
-# A user's own package, outside rigidrot_gym: a PD law written from the observation
-# (δq's x, y, z in columns 1-3, ω / max_rate in 4-6), for torquers only, and policies that
-# go wrong in the ways a run must survive.
-CONTROLLER = '''
-import numpy as np
-
-
-class MyPD:
-    """u = -k q_v - c ω, over the torque limits."""
-
-    def __init__(self, max_torque, max_rate, k=0.02, c=0.05):
-        self.max_torque, self.max_rate, self.k, self.c = np.asarray(max_torque, float), max_rate, k, c
-
-    @classmethod
-    def for_scenario(cls, scenario):
-        if scenario.wheels or scenario.magnetorquers:
-            return None
-        return cls(scenario.max_torque, scenario.max_rate)
-
-    def predict(self, observation, state=None, episode_start=None, deterministic=True):
-        obs = np.asarray(observation, dtype=float)
-        torque = -self.k * obs[..., 1:4] - self.c * obs[..., 4:7] * self.max_rate
-        return np.clip(torque / self.max_torque, -1.0, 1.0).astype(np.float32), state
-
+# A user's own package, outside rigidrot_gym: the docs' example (a PD law written from the
+# observation, for torquers only), and policies that go wrong in the ways a run must survive.
+CONTROLLER = (
+    (ROOT / "docs" / "examples" / "my_gnc" / "controller.py").read_text()
+    + '''
 
 class TwoActions(MyPD):
     def predict(self, observation, state=None, episode_start=None, deterministic=True):
@@ -84,6 +65,7 @@ def make():
     """A factory with no arguments: MyPD on Reorient-v0's limits."""
     return MyPD([0.01, 0.01, 0.01], 1.5)
 '''
+)
 
 
 @pytest.fixture
