@@ -238,3 +238,28 @@ def ray_cluster():
 
     with two_node_cluster(head_cpus=1, worker_cpus=2) as cluster:
         yield cluster
+
+
+# Where rl_zoo3 puts its TimeLimit (rl_zoo3.gym_patches, run when rl_zoo3 is imported): in
+# its version a step that terminates on the limit is not truncated, against Gymnasium's rule.
+_TIME_LIMIT_HOMES = ("gymnasium.wrappers", "gymnasium.wrappers.common", "gymnasium.envs.registration")
+_ABSENT = object()
+
+
+@pytest.fixture(autouse=True)
+def _gymnasium_s_own_time_limit():
+    """A test that trains through the zoo in its worker's process (``training/train.py``'s
+    ``main``) imports rl_zoo3, which replaces Gymnasium's ``TimeLimit`` for the rest of the
+    process; each test gets back the ``TimeLimit`` it started with, so that what a later
+    test in the same worker sees does not depend on which tests ran there before it."""
+    import importlib
+
+    homes = [importlib.import_module(name) for name in _TIME_LIMIT_HOMES]
+    saved = [getattr(home, "TimeLimit", _ABSENT) for home in homes]
+    yield
+    for home, value in zip(homes, saved, strict=True):
+        if value is _ABSENT:
+            if hasattr(home, "TimeLimit"):
+                delattr(home, "TimeLimit")
+        else:
+            home.TimeLimit = value
