@@ -47,12 +47,13 @@ import shlex
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
+
+from rigidrot_gym.tools.bench import aggregate
 
 HERE = Path(__file__).resolve().parent
 ALGORITHMS = ("ppo", "sac", "td3")
@@ -217,20 +218,8 @@ def trial(config: dict[str, Any]) -> None:
 
 def interval_estimates(scores: dict[str, np.ndarray]) -> dict[str, tuple[float, float, float]]:
     """Per key, the IQM of the per-seed ``scores`` (shape (seeds,)) and its 95 % stratified
-    bootstrap confidence interval (rliable, percentile method, fixed random state)."""
-    from rliable import library as rly
-    from rliable import metrics
-
-    with warnings.catch_warnings():
-        # rliable hands its random_state to arch, which asks for a Generator instead.
-        warnings.filterwarnings("ignore", "random_state is deprecated", FutureWarning)
-        point, interval = rly.get_interval_estimates(
-            {k: np.asarray(v, dtype=float).reshape(-1, 1) for k, v in scores.items()},
-            lambda x: np.array([metrics.aggregate_iqm(x)]),
-            reps=BOOTSTRAP_REPS,
-            random_state=np.random.RandomState(0),
-        )
-    return {k: (float(point[k][0]), float(interval[k][0, 0]), float(interval[k][1, 0])) for k in scores}
+    bootstrap confidence interval (:func:`rigidrot_gym.tools.bench.aggregate.iqm_intervals`)."""
+    return aggregate.iqm_intervals(scores, reps=BOOTSTRAP_REPS)
 
 
 def plot_profile(scores: dict[str, np.ndarray], path: Path) -> None:
@@ -239,15 +228,9 @@ def plot_profile(scores: dict[str, np.ndarray], path: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from rliable import library as rly
-    from rliable import plot_utils
 
-    taus = np.linspace(0.0, 1.0, 101)
-    profiles, cis = rly.create_performance_profile(
-        {k: np.asarray(v, dtype=float).reshape(-1, 1) for k, v in scores.items()}, taus
-    )
     fig, ax = plt.subplots(figsize=(7, 4))
-    plot_utils.plot_performance_profiles(profiles, taus, performance_profile_cis=cis, ax=ax)
+    aggregate.plot_profiles(scores, np.linspace(0.0, 1.0, 101), ax)
     ax.set_xlabel(r"evaluation success rate $\tau$", fontsize=11)
     ax.set_ylabel(r"fraction of runs with success rate $> \tau$", fontsize=11)
     ax.legend(loc="lower left", fontsize=8)

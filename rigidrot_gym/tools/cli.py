@@ -165,6 +165,60 @@ def _bench_control(args: argparse.Namespace) -> int:
     return 1 if control.failure_lines(summaries) else 0
 
 
+def _bench_suite(args: argparse.Namespace) -> int:
+    from rigidrot_gym.tools.bench import leaderboard, suite
+
+    chosen = suite.standard(args.tasks, args.seeds)
+    makers = suite.makers_for(args.policies or ())
+    out = Path(args.out).resolve()
+    standard = chosen.version == suite.standard().version
+    print(
+        f"suite {chosen.version} ({'the standard suite' if standard else 'a part of the standard suite'}): "
+        f"{len(chosen.scenarios)} tasks, {len(chosen.seeds)} seeds, {len(makers)} entries",
+        flush=True,
+    )
+    results = suite.run(
+        chosen,
+        makers,
+        out / "shards",
+        resume=args.resume,
+        use_ray=args.ray or args.address is not None,
+        address=args.address,
+        cpus_per_task=args.cpus_per_task,
+        progress=not args.no_progress,
+    )
+    paths = [result.save(out / "entries") for result in results]
+    print(leaderboard.write(out, leaderboard.build(results)))
+    print(f"wrote {len(paths)} result files into {out / 'entries'}")
+    print(f"wrote {out}/leaderboard.md, leaderboard.csv, leaderboard.png, metrics.md, metrics.csv")
+    return 1 if any(run.failure for result in results for run in result.runs) else 0
+
+
+def _bench_leaderboard(args: argparse.Namespace) -> None:
+    from rigidrot_gym.tools.bench import leaderboard, suite
+
+    files = []
+    for path in map(Path, args.results):
+        if path.is_dir():
+            folder = path / "entries" if (path / "entries").is_dir() else path
+            files += sorted(folder.glob("*.json"))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise ValueError(f"results: {path} is neither a result file nor a folder")
+    if not files:
+        raise ValueError(f"results: no result files (*.json) in {' '.join(args.results)}")
+    board = leaderboard.build([suite.load(path) for path in files])
+    current = suite.standard().version
+    out = Path(args.out).resolve()
+    print(leaderboard.write(out, board))
+    print(
+        f"suite {board.version}: "
+        + ("this package's standard suite" if board.version == current else f"not this package's ({current})")
+    )
+    print(f"wrote {out}/leaderboard.md, leaderboard.csv, leaderboard.png, metrics.md, metrics.csv")
+
+
 def _bench_ray(args: argparse.Namespace) -> None:
     from rigidrot_gym.tools.bench import distributed
 
@@ -215,12 +269,12 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     """``rigidrot bench <name>``: one sub-command per benchmark."""
     bench = sub.add_parser(
         "bench",
-        help="benchmarks: accuracy, throughput, spacecraft, controllers, Ray",
+        help="benchmarks: accuracy, throughput, spacecraft, controllers, the suite and its leaderboard, Ray",
         description="Benchmarks. Each writes a Markdown table, a CSV file and a plot into its output folder.",
         formatter_class=_Formatter,
     )
     benches = bench.add_subparsers(
-        dest="bench", required=True, metavar="{accuracy,throughput,spacecraft,control,ray}"
+        dest="bench", required=True, metavar="{accuracy,throughput,spacecraft,control,suite,leaderboard,ray}"
     )
 
     acc = _command(
@@ -307,6 +361,56 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     )
     ctl.add_argument("--cpus-per-task", type=float, default=1.0, help="CPUs Ray reserves per task")
     ctl.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    suite_parser = _command(
+        benches,
+        "suite",
+        "the versioned suite: every task, held-out seeds, dispersions, a leaderboard",
+        "Runs the standard suite: every task id, the held-out seeds 10000-10099 (none a\n"
+        "training start), each task's dispersions (as defined, true inertia x0.8 and x1.2, a\n"
+        "failing wheel or thruster where the task has them and no fault of its own), on each\n"
+        "task's own integrator and on the game-engine step semi_implicit. The entries: the zero\n"
+        "action and every classical controller (the score's 0 and 1), and the --policies asked\n"
+        "for. Writes one result file per entry (OUT/entries/*.json, stamped with the suite's\n"
+        "version hash and the package version) and the leaderboard: normalised scores (IQM\n"
+        "with 95% bootstrap intervals, rliable), per-task measures, a plot. --tasks or --seeds\n"
+        "run a part of the suite, which has a version of its own. Exit status 1 if an entry\n"
+        "failed in a run (named, 'failed: ...'), 2 on an error.",
+        _bench_suite,
+    )
+    suite_parser.add_argument(
+        "--policies",
+        nargs="+",
+        help="entries besides the references: trained-agent folders and/or importable policies "
+        "package.module:Name (built with for_scenario(scenario) where it has one, else with no "
+        "arguments; the current folder is searched too)",
+    )
+    suite_parser.add_argument("--tasks", nargs="+", help="only these task ids (default: every task)")
+    suite_parser.add_argument("--seeds", type=int, help="only the first SEEDS held-out seeds (default: 100)")
+    _out(suite_parser, "suite")
+    suite_parser.add_argument(
+        "--resume", action="store_true", help="keep the blocks already stored in OUT/shards"
+    )
+    suite_parser.add_argument("--ray", action="store_true", help="run the tasks on Ray (the [ray] extra)")
+    suite_parser.add_argument(
+        "--address", help="Ray cluster to join (implies --ray): auto, IP:PORT or ray://HOST:10001"
+    )
+    suite_parser.add_argument("--cpus-per-task", type=float, default=1.0, help="CPUs Ray reserves per task")
+    suite_parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    board = _command(
+        benches,
+        "leaderboard",
+        "the leaderboard of suite result files, remade without running anything",
+        "Reads result files of rigidrot bench suite (files, or folders holding them or an\n"
+        "entries/ folder of them), checks each against the suite version it states and refuses\n"
+        "to mix versions, and writes the leaderboard: normalised scores with 95% bootstrap\n"
+        "intervals, per-task measures, a plot. It loads no model and runs no entry's code.\n\n"
+        "example: rigidrot bench leaderboard benchmarks/results/suite --out benchmarks/results/suite",
+        _bench_leaderboard,
+    )
+    board.add_argument("results", nargs="+", help="result files or folders")
+    _out(board, "leaderboard")
 
     dist = _command(
         benches,

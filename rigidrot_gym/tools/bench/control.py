@@ -26,7 +26,9 @@ reports per episode:
   step, h_k wheel k's momentum about its axis (``info["wheel_momentum"]``, N·m·s, float64)
   and h_max,k its limit (the scenario's ``wheel_max_momentum``, or its wheel model's
   momentum at top speed): the share of the wheels' capacity the episode took, in [0, 1]
-  (1: a wheel reached its limit); NaN without wheels.
+  (1: a wheel reached its limit); NaN without wheels,
+* return: the sum of the env's rewards over the episode's steps (the task's own objective;
+  the suite's normalised score is made of it).
 
 Scenarios: ``Reorient-v0`` (ideal torquers, exact sensors) and ``WheelReorient-v0``
 (reaction-wheel pyramid, delay, noise, disturbances, randomised body), where the
@@ -89,6 +91,7 @@ class Episode:
     duration: float
     propellant: float = float("nan")
     wheel_momentum_used: float = float("nan")
+    episode_return: float = float("nan")
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,7 @@ def run_episodes(
     n = len(seeds)
     running = np.ones(n, dtype=bool)
     inside_since = np.where(info["in_tolerance"], 0.0, np.nan)
-    effort, peak, squares = np.zeros(n), info["rate"].copy(), np.zeros(n)
+    effort, peak, squares, returns = np.zeros(n), info["rate"].copy(), np.zeros(n), np.zeros(n)
     wheels = info["wheel_momentum"].shape[-1] if "wheel_momentum" in info else 0
     h_max = actuators.max_momentum[:wheels]  # the wheels are the first actuators
 
@@ -244,7 +247,7 @@ def run_episodes(
         if actuators.rods:  # dipoles in the field the period starts in, as the env holds it
             field = obs[:, -magnetic_field.COLUMNS :] * magnetic_field.FIELD_SCALE
             torque = torque + np.cross(commands[:, actuators.torquing :], field)
-        obs, _, terminated, truncated, info = env.step(action)
+        obs, reward, terminated, truncated, info = env.step(action)
         if on_times:  # the period's mean torque of what fired: Σ F_k t_k (r × d)_k / Δt
             torque = (info["thruster_on_times"] * fired.max_thrust) @ fired.torque_arms / s.dt
         step += 1
@@ -253,6 +256,7 @@ def run_episodes(
         effort[live] += np.linalg.norm(torque[live], axis=-1) * s.dt
         peak[live] = np.maximum(peak[live], info["rate"][live])
         squares[live] += info["pointing_error_deg"][live] ** 2
+        returns[live] += reward[live]
         momentum[live] = np.maximum(momentum[live], used(info)[live])
         inside_since[live & info["in_tolerance"] & np.isnan(inside_since)] = t
         inside_since[live & ~info["in_tolerance"]] = np.nan
@@ -271,6 +275,7 @@ def run_episodes(
                 duration=t,
                 propellant=float(info["propellant"][i]) if "propellant" in info else float("nan"),
                 wheel_momentum_used=float(momentum[i]),
+                episode_return=float(returns[i]),
             )
             running[i] = False
     env.close()
