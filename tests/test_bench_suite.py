@@ -139,6 +139,21 @@ def test_every_entry_s_episodes_are_rigidrot_evaluate_s(small, tmp_path):
         assert {k: str(v) for k, v in vars(mine).items()} == dict(row)
 
 
+def test_evaluate_compares_an_outside_policy_on_the_same_episodes(user_folder, tmp_path):
+    from my_gnc.controller import MyPD
+
+    evaluate(AGENT, episodes=2, compare=[USER], out=tmp_path)
+    with open(tmp_path / "evaluation.csv", newline="") as f:
+        (_, row) = list(csv.DictReader(f))
+    episodes, _ = control.run_episodes(MyPD.for_scenario(find(REORIENT)), REORIENT, suite.SEEDS[:2])
+    mine = control.summarise(USER, REORIENT, "rk4", 1.0, episodes)
+    assert {k: str(v) for k, v in vars(mine).items()} == dict(row)
+    with pytest.raises(
+        ValueError, match=r"my_gnc\.controller:MyPD gave no policy \(None\) for RigidRot/Wheel"
+    ):
+        evaluate(ROOT / "training/agents/ppo/RigidRot-WheelReorient-v0_1", episodes=1, compare=[USER])
+
+
 def test_the_zero_action_s_return_is_the_env_s_summed_reward(small):
     _, _, _, results = small
     episodes = _episodes(results[suite.ZERO], WHEELS, "inertia ×1.2", "semi_implicit")

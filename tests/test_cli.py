@@ -417,8 +417,9 @@ def test_evaluate_refuses_a_controller_that_cannot_fly_the_agent(capsys):
     assert main(["evaluate", str(run), "--episodes", "1", "--compare", "pd", "bdot"]) == 2
     err = capsys.readouterr().err
     assert "bdot cannot command the actuators of RigidRot/Reorient-v0" in err and err.count("\n") == 1, err
-    with pytest.raises(SystemExit):  # not a controller at all: argparse's choices
-        main(["evaluate", str(run), "--compare", "nope"])
+    assert main(["evaluate", str(run), "--compare", "nope"]) == 2  # neither a controller nor an entry
+    err = capsys.readouterr().err
+    assert err.startswith("rigidrot: error: compare: unknown controllers ['nope']; the controllers: ")
 
 
 def test_only_train_passes_unknown_options_on():

@@ -206,6 +206,7 @@ def test_every_registered_method_is_on_the_integrators_page(site):
         ("integrators", "accuracy/accuracy.md"),
         ("engines", "crosscheck/crosscheck.md"),
         ("controllers", "control/control.md"),
+        ("leaderboard", "suite/leaderboard.md"),
     ],
 )
 def test_the_committed_results_are_included_row_for_row(site, uri, results):

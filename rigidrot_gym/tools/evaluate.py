@@ -3,7 +3,8 @@ controllers.
 
 The run folder (of ``rigidrot train``, ``training/train.py`` or ``rl_zoo3.train``; the
 committed agents are in ``training/agents/``) gives the model, the observation normaliser
-and the env (id and ``env_kwargs``). The agent and the controllers named in ``--compare``
+and the env (id and ``env_kwargs``). The agent and the policies named in ``--compare``
+(controllers, or importable ``package.module:Name``)
 run the same episodes (seeds 10000, 10001, ...: none was a training start) through
 :mod:`rigidrot_gym.tools.bench.control`, on each of ``--integrators`` (default: the
 integrator the agent was trained on). The table goes to stdout and, with a CSV of the
@@ -23,12 +24,13 @@ OUT = Path("outputs/evaluate")
 
 DESCRIPTION = """\
 Runs a trained agent (a run folder of rigidrot train, training/train.py or
-python -m rl_zoo3.train, e.g. logs/ppo/RigidRot-Reorient-v0_1) and the controllers named
-in --compare on the same episodes (seeds 10000, 10001, ...: none was a training start)
-through the control benchmark, on each of --integrators: success rate, settling time,
-final and RMS pointing error, control effort, peak rate, and where they apply propellant
-burnt and wheel momentum used. Writes evaluation.md and evaluation.csv into the output
-folder, nothing into the run folder. Needs the [train] extra.
+python -m rl_zoo3.train, e.g. logs/ppo/RigidRot-Reorient-v0_1) and the policies named
+in --compare (controllers, or your own as package.module:Name) on the same episodes
+(seeds 10000, 10001, ...: none was a training start) through the control benchmark, on
+each of --integrators: success rate, settling time, final and RMS pointing error,
+control effort, peak rate, and where they apply propellant burnt and wheel momentum
+used. Writes evaluation.md and evaluation.csv into the output folder, nothing into the
+run folder. Needs the [train] extra.
 
 example: rigidrot evaluate training/agents/ppo/RigidRot-Reorient-v0_1 --compare quaternion_feedback lqr"""
 
@@ -48,9 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--compare",
         nargs="+",
-        choices=list(CONTROLLERS),
-        metavar="CONTROLLER",
-        help=f"controllers run on the same episodes: any of {', '.join(CONTROLLERS)} (default: none)",
+        metavar="POLICY",
+        help=f"policies run on the same episodes: controllers ({', '.join(CONTROLLERS)}) and/or "
+        "importable policies package.module:Name (default: none)",
     )
     parser.add_argument("--video", action="store_true", help="also record one episode of the agent (mp4)")
     parser.add_argument("--out", type=Path, default=OUT, help="output folder (created if missing)")
@@ -82,28 +84,33 @@ def evaluate(
     video: bool = False,
     out: Path = OUT,
 ) -> str:
-    """Evaluate the agent of ``run_dir`` and the controllers ``compare``; write
+    """Evaluate the agent of ``run_dir`` and the policies ``compare`` (controllers by name,
+    importable policies ``package.module:Name``); write
     ``evaluation.md`` and ``evaluation.csv`` (and with ``video`` the agent's first
     episode) into ``out``; print and return the table.
 
     Raises:
         ValueError: for ``episodes`` below 1, a folder that is not a training run, an
-            unknown controller or one that cannot command the agent's actuators, an unknown
-            integrator.
+            unknown controller or one that cannot command the agent's actuators, an import
+            entry that does not import or gives no policy for the agent's scenario, an
+            unknown integrator.
         gymnasium.error.DependencyNotInstalled: without the ``[train]`` extra.
     """
     from rigidrot_gym.attitude.scenario import find
     from rigidrot_gym.control import CONTROLLERS, agents
     from rigidrot_gym.tools.bench import control
-    from rigidrot_gym.tools.bench.policies import why_left_out
+    from rigidrot_gym.tools.bench.policies import ImportMaker, is_entry, policy_for, why_left_out
     from rigidrot_gym.tools.report import write_results
     from rigidrot_gym.tools.train import import_train_extra
 
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
         raise ValueError(f"episodes must be a positive integer, got {episodes!r}")
-    unknown = [name for name in compare if name not in CONTROLLERS]
+    unknown = [name for name in compare if name not in CONTROLLERS and not is_entry(name)]
     if unknown:
-        raise ValueError(f"compare: unknown controllers {unknown}; the controllers: {', '.join(CONTROLLERS)}")
+        raise ValueError(
+            f"compare: unknown controllers {unknown}; the controllers: {', '.join(CONTROLLERS)}, "
+            "or an importable package.module:Name"
+        )
     import_train_extra("stable_baselines3")
     try:
         agent = agents.load(run_dir)
@@ -111,10 +118,11 @@ def evaluate(
         raise ValueError(str(err)) from None
     env_id, env_kwargs = agent.config["env"], agent.config["env_kwargs"]
     scenario = find(env_id).with_overrides(**env_kwargs)
-    controllers = {name: CONTROLLERS[name](scenario) for name in compare}
+    makers = {name: CONTROLLERS[name] if name in CONTROLLERS else ImportMaker(name) for name in compare}
+    controllers = {name: policy_for(name, make, scenario) for name, make in makers.items()}
     unfit = [name for name, controller in controllers.items() if controller is None]
     if unfit:
-        raise ValueError(f"compare: {why_left_out(unfit, scenario)}")
+        raise ValueError(f"compare: {why_left_out(unfit, scenario, makers)}")
     policies = {f"agent {agent.name}": agent, **controllers}
     seeds = range(EVALUATION_SEEDS, EVALUATION_SEEDS + episodes)
     summaries = []

@@ -299,7 +299,6 @@ def markdown(board: Board) -> str:
         "lrlr",
     )
     parts = [
-        f"# Leaderboard, suite `{board.version}`",
         statement(board),
         "## Overall: normalised score across the tasks each entry entered",
         overall,
@@ -360,7 +359,7 @@ def write(out_dir: Path, board: Board) -> str:
     text = markdown(board)
     write_results(out_dir, "leaderboard", text, board.scores)
     ran = [s for s in board.summaries if not s.failure]
-    metrics = f"# Metrics, suite `{board.version}`\n\n{statement(board)}\n\n{control.format_table(ran)}"
+    metrics = f"{statement(board)}\n\n{control.format_table(ran)}"
     write_results(out_dir, "metrics", metrics, board.summaries)
     fig = figure(board)
     fig.savefig(out_dir / "leaderboard.png", dpi=110)
