@@ -207,7 +207,7 @@ class ThrusterFaultDetector:
         a = np.asarray(actions, dtype=np.float32).astype(np.float64).reshape(-1, self.n)
         on = np.minimum(np.maximum(a * self.dt, 0.0), self.dt)
         on = np.where(on >= self.set.min_on_time, on, 0.0)
-        return np.floor(on / self.resolution + 0.5)
+        return component.whole_substeps(on, self.resolution)
 
     def _believed(self, whole: np.ndarray) -> np.ndarray:
         """The whole sub-steps as the test believes they fire: a flagged group's first
