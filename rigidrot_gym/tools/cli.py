@@ -255,6 +255,18 @@ def _out(parser: argparse.ArgumentParser, tool: str) -> None:
     )
 
 
+def _campaign_options(parser: argparse.ArgumentParser) -> None:
+    """The options of a campaign's run (:func:`rigidrot_gym.tools.bench.campaign.run`):
+    ``--resume``, ``--ray``, ``--address``, ``--cpus-per-task``, ``--no-progress``."""
+    parser.add_argument("--resume", action="store_true", help="keep the blocks already stored in OUT/shards")
+    parser.add_argument("--ray", action="store_true", help="run the tasks on Ray (the [ray] extra)")
+    parser.add_argument(
+        "--address", help="Ray cluster to join (implies --ray): auto, IP:PORT or ray://HOST:10001"
+    )
+    parser.add_argument("--cpus-per-task", type=float, default=1.0, help="CPUs Ray reserves per task")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
     """Defaults shown after each option's help (not the ``None`` of an option whose help
     says what happens without it, nor the ``False`` of a switch); descriptions kept as written."""
@@ -354,13 +366,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     ctl.add_argument("--seeds", type=int, default=20, help="episodes per case: seeds 0, 1, ..., SEEDS - 1")
     ctl.add_argument("--block-size", type=int, default=1000, help="seeds per task (one vector env)")
     _out(ctl, "control")
-    ctl.add_argument("--resume", action="store_true", help="keep the blocks already stored in OUT/shards")
-    ctl.add_argument("--ray", action="store_true", help="run the tasks on Ray (the [ray] extra)")
-    ctl.add_argument(
-        "--address", help="Ray cluster to join (implies --ray): auto, IP:PORT or ray://HOST:10001"
-    )
-    ctl.add_argument("--cpus-per-task", type=float, default=1.0, help="CPUs Ray reserves per task")
-    ctl.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _campaign_options(ctl)
 
     suite_parser = _command(
         benches,
@@ -388,15 +394,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     suite_parser.add_argument("--tasks", nargs="+", help="only these task ids (default: every task)")
     suite_parser.add_argument("--seeds", type=int, help="only the first SEEDS held-out seeds (default: 100)")
     _out(suite_parser, "suite")
-    suite_parser.add_argument(
-        "--resume", action="store_true", help="keep the blocks already stored in OUT/shards"
-    )
-    suite_parser.add_argument("--ray", action="store_true", help="run the tasks on Ray (the [ray] extra)")
-    suite_parser.add_argument(
-        "--address", help="Ray cluster to join (implies --ray): auto, IP:PORT or ray://HOST:10001"
-    )
-    suite_parser.add_argument("--cpus-per-task", type=float, default=1.0, help="CPUs Ray reserves per task")
-    suite_parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _campaign_options(suite_parser)
 
     board = _command(
         benches,
