@@ -135,16 +135,26 @@ def _peer(peer: object) -> str:
     return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "(unix)"
 
 
-def _receive(conn: socket.socket, count: int) -> bytes:
-    """Exactly ``count`` bytes; ``b""`` if the peer closed before the first one.
+def _receive(conn: socket.socket, count: int, deadline: float) -> bytes:
+    """Exactly ``count`` bytes by ``deadline`` (``time.monotonic``, s); ``b""`` if the peer
+    closed before the first one.
 
     Raises:
-        ProtocolError: MALFORMED, if the peer closed inside them.
-        TimeoutError: if the socket's timeout passed with bytes still missing.
+        ProtocolError: MALFORMED, if the peer closed inside them or the deadline passed
+            with bytes still missing (a client trickling bytes is bounded too).
     """
     data = bytearray()
     while len(data) < count:
-        chunk = conn.recv(count - len(data))
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise fp.ProtocolError(
+                fp.Code.MALFORMED, f"frame incomplete: {len(data)} of {count} bytes before the timeout"
+            )
+        conn.settimeout(remaining)
+        try:
+            chunk = conn.recv(count - len(data))
+        except TimeoutError:
+            continue
         if not chunk:
             if not data:
                 return b""
@@ -245,12 +255,12 @@ class Server:
             step += 1
             if self.realtime:
                 late.append(self._pace(start + step * self.dt))
+                self.jitter.late.append(late[-1])
             conn.sendall(reply)
             if terminated or truncated:
                 self._live = False
                 self.episodes += 1
                 if self.realtime:
-                    self.jitter.late += late
                     self.log(f"episode {self.episodes}: {Jitter(late).summary()}")
         return f"closed: {self.max_episodes} episodes served"
 
@@ -287,17 +297,17 @@ class Server:
                     self._tell(other, fp.Code.BUSY, "busy: another client is flying; try again later")
             if conn in ready:
                 break
-        try:
-            header = _receive(conn, fp.LENGTH.size)
-            if not header:
-                return None, None
-            (length,) = fp.LENGTH.unpack(header)
-            fp.check_length(length)
-            payload = _receive(conn, length)
-        except TimeoutError:
-            raise fp.ProtocolError(fp.Code.MALFORMED, f"frame incomplete after {self.timeout:g} s") from None
+        # The frame's bytes get the same time again: a whole frame within 2 timeouts.
+        deadline = time.monotonic() + self.timeout
+        header = _receive(conn, fp.LENGTH.size, deadline)
+        if not header:
+            return None, None
+        (length,) = fp.LENGTH.unpack(header)
+        fp.check_length(length)
+        payload = _receive(conn, length, deadline)
         if not payload:
             raise fp.ProtocolError(fp.Code.MALFORMED, f"frame cut short: 0 of {length} bytes")
+        conn.settimeout(self.timeout)  # for the reply's send
         return fp.parse(payload, self.m)
 
     def _tell(self, conn: socket.socket, code: fp.Code, message: str) -> None:
