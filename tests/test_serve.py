@@ -249,7 +249,7 @@ def test_the_c_client_flies_the_in_process_episode_bit_for_bit(exported, transpo
     status, log = served.close(ends=True)
     assert flown.returncode == 0, flown.stderr + log
     assert status == 0, log  # the server ended by itself after its one episode
-    assert "1 episodes served" in log
+    assert "served 1 episodes" in log
     lines = flown.stdout.splitlines()
     # The same seed and the same C policy in process, through gym.make.
     env = gym.make(exported.info["env"], **exported.info["env_kwargs"])

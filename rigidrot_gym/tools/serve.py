@@ -218,6 +218,9 @@ class Server:
         with conn:
             selector.register(conn, selectors.EVENT_READ)
             try:
+                if conn.family != socket.AF_UNIX:
+                    # Each reply is one small write the client waits for: no Nagle delay.
+                    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 conn.settimeout(self.timeout)
                 conn.sendall(self.hello)
                 self.log(f"client {name} {self._loop(conn, selector)}")
@@ -233,7 +236,7 @@ class Server:
         """Answers the client's frames; returns how it ended (for the log)."""
         late: list[float] = []
         start, step = 0.0, 0
-        while self._live or not self._done():
+        while not self._done():
             kind, value = self._next(conn, selector)
             if kind is None:
                 return "disconnected mid-episode" if self._live else "disconnected"
@@ -262,7 +265,7 @@ class Server:
                 self.episodes += 1
                 if self.realtime:
                     self.log(f"episode {self.episodes}: {Jitter(late).summary()}")
-        return f"closed: {self.max_episodes} episodes served"
+        return f"closed: the server stops after {self.episodes} episodes"
 
     def _pace(self, boundary: float) -> float:
         """Waits for ``boundary`` (perf_counter, s); returns the lateness past it, s."""
