@@ -464,6 +464,16 @@ def test_bad_arguments_are_errors_naming_them(capsys, argv, says):
     assert err.startswith("rigidrot: error: ") and says in err, err
 
 
+def test_a_json_that_is_not_a_policy_json_is_an_error(capsys, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text('{"env": "RigidRot/Reorient-v0"}')
+    assert main(["serve", str(other), "--port", "0"]) == 2
+    assert f"{other}: no observation_size, action_size; expected" in capsys.readouterr().err
+    other.write_text("not json")
+    assert main(["serve", str(other), "--port", "0"]) == 2
+    assert capsys.readouterr().err.startswith("rigidrot: error: ")
+
+
 def test_a_unix_path_that_exists_or_a_port_in_use_is_an_error(capsys, tmp_path):
     taken = tmp_path / "taken"
     taken.write_text("")

@@ -78,6 +78,9 @@ def make_env(target: str) -> tuple[gym.Env, str]:
         if not path.is_file():
             raise ValueError(f"{target}: no such file; expected an env id or rigidrot export's policy.json")
         info = json.loads(path.read_text())
+        absent = [key for key in ("env", "observation_size", "action_size") if key not in info]
+        if absent:
+            raise ValueError(f"{target}: no {', '.join(absent)}; expected rigidrot export's policy.json")
         env_id, kwargs = info["env"], dict(info.get("env_kwargs") or {})
     else:
         env_id, kwargs, info = target, {}, None
