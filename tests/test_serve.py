@@ -356,6 +356,31 @@ def test_a_step_before_a_reset_is_refused(server):
     _serves(server.address)
 
 
+def test_a_step_after_the_episode_ended_is_refused_and_a_reset_starts_another(server):
+    client, env = Client(server.address), gym.make(ENV_ID)
+    try:
+        client.hello()
+        client.reset(9)
+        env.reset(seed=9)
+        done, steps = False, 0
+        while not done:
+            _, _, terminated, truncated = client.step(np.zeros(3, np.float32))
+            _, _, term, trunc, _ = env.step(np.zeros(3, np.float32))
+            assert (terminated, truncated) == (term, trunc)
+            done, steps = terminated or truncated, steps + 1
+        assert steps <= env.spec.max_episode_steps
+        assert client.reset(10).tobytes() == _in_process_reset(10).tobytes()
+        _, _, terminated, truncated = client.step(np.zeros(3, np.float32))
+        while not (terminated or truncated):
+            _, _, terminated, truncated = client.step(np.zeros(3, np.float32))
+        client.send(STEP, np.zeros(3, "<f4").tobytes())
+        code, message = client.error()
+        assert code == NO_EPISODE and "expected RESET first" in message
+    finally:
+        client.close()
+    _serves(server.address)
+
+
 def test_a_second_client_is_refused_while_the_first_flies_on(server):
     first, env = Client(server.address), gym.make(ENV_ID)
     try:

@@ -296,13 +296,14 @@ class Server:
                     fp.Code.TIMEOUT, f"no frame within {self.timeout:g} s: expected one per period"
                 )
             ready = [key.fileobj for key, _ in selector.select(timeout=remaining)]
+            # The client first: if it has just left, the one connecting is served, not refused.
+            if conn in ready:
+                break
             if self.sock in ready:
                 other, peer = self.sock.accept()
                 with other:
                     self.log(f"client {_peer(peer)} refused: busy")
                     self._tell(other, fp.Code.BUSY, "busy: another client is flying; try again later")
-            if conn in ready:
-                break
         # The frame's bytes get the same time again: a whole frame within 2 timeouts.
         deadline = time.monotonic() + self.timeout
         header = _receive(conn, fp.LENGTH.size, deadline)
