@@ -58,7 +58,7 @@ class Code(enum.IntEnum):
     NO_EPISODE = 6  # a STEP before a RESET or after the episode ended
     BUSY = 7  # another client is flying
     TIMEOUT = 8  # no frame within the server's --timeout
-    ENV = 9  # the env refused the reset or step
+    ENV = 9  # the env raised on the reset or step
 
 
 class ProtocolError(Exception):

@@ -248,15 +248,19 @@ class Server:
             if kind == fp.Message.RESET:
                 try:
                     obs, _ = self.env.reset(seed=int(value))
-                except ValueError as err:
-                    raise fp.ProtocolError(fp.Code.ENV, f"reset refused: {err}") from None
+                except (ValueError, RuntimeError) as err:
+                    raise fp.ProtocolError(fp.Code.ENV, f"reset failed: {err}") from None
                 self._live, late, step = True, [], 0
                 conn.sendall(fp.observation(obs))
                 start = time.perf_counter()
                 continue
             if not self._live:
                 raise fp.ProtocolError(fp.Code.NO_EPISODE, "STEP without an episode: expected RESET first")
-            obs, reward, terminated, truncated, _ = self.env.step(value)
+            try:
+                obs, reward, terminated, truncated, _ = self.env.step(value)
+            except (ValueError, RuntimeError) as err:
+                # The env's own refusal, sent to the client; the server serves on.
+                raise fp.ProtocolError(fp.Code.ENV, f"step failed: {err}") from None
             reply = fp.step_result(obs, float(reward), terminated, truncated)
             step += 1
             if self.realtime:
