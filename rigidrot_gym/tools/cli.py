@@ -1,5 +1,5 @@
 """The ``rigidrot`` command line: ``rigidrot demo``, ``compile``, ``simulate``, ``crosscheck``,
-``train``, ``evaluate``, ``export`` and ``bench``.
+``train``, ``evaluate``, ``export``, ``serve`` and ``bench``.
 
 Every sub-command documents itself (``rigidrot COMMAND --help``, defaults shown). Tools
 that write files write them into ``outputs/<tool>/`` unless ``--out`` names another folder;
@@ -95,6 +95,12 @@ def _export(args: argparse.Namespace) -> None:
     from rigidrot_gym.tools import export
 
     print(export.run(args.run_dir, Path(args.out)))
+
+
+def _serve(args: argparse.Namespace) -> None:
+    from rigidrot_gym.tools import serve
+
+    serve.run(args)
 
 
 def _bench_accuracy(args: argparse.Namespace) -> None:
@@ -543,7 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_training(sub: argparse._SubParsersAction) -> None:
     """``rigidrot train`` (its options are rl_zoo3.train's, passed on unparsed: see
-    :func:`main`), ``rigidrot evaluate`` and ``rigidrot export``."""
+    :func:`main`), ``rigidrot evaluate``, ``rigidrot export`` and ``rigidrot serve``."""
     from rigidrot_gym.tools import evaluate, train
 
     tr = _command(
@@ -578,6 +584,28 @@ def _add_training(sub: argparse._SubParsersAction) -> None:
         help="a run folder of rigidrot train, training/train.py or rl_zoo3.train",
     )
     _out(ex, "export")
+
+    from rigidrot_gym.tools import serve
+
+    srv = _command(
+        sub,
+        "serve",
+        "flight software in the loop: an env served over a socket, one period a frame",
+        serve.DESCRIPTION,
+        _serve,
+    )
+    srv.add_argument("id", metavar="ID", help="an env id or rigidrot export's policy.json")
+    where = srv.add_mutually_exclusive_group()
+    where.add_argument("--port", type=int, default=5555, help="TCP port (0: any free port, printed)")
+    where.add_argument("--unix", metavar="PATH", help="listen on a Unix socket at PATH instead of TCP")
+    srv.add_argument("--host", default="127.0.0.1", help="TCP address to listen on")
+    srv.add_argument("--timeout", type=float, default=10.0, help="s a client may take for each frame")
+    srv.add_argument(
+        "--realtime", action="store_true", help="pace each reply to the control period on the wall clock"
+    )
+    srv.add_argument(
+        "--max-episodes", type=int, help="exit after this many finished episodes (default: never)"
+    )
 
 
 # What the long commands take on a 2-core machine in full (not --quick), said before they
