@@ -222,6 +222,10 @@ def test_scores_are_the_trimmed_mean_of_the_returns_normalised_by_hand(small):
         ).mean(axis=0)
         for t in (REORIENT, WHEELS)
     ]
+    # An entry's interval is its own: the same whatever other entries are in the board.
+    alone = leaderboard.build([r for r in results.values() if r.kind != "agent"])
+    mine = {(s.table, s.task): (s.iqm, s.low, s.high) for s in alone.scores if s.entry == USER}
+    assert mine == {(s.table, s.task): (s.iqm, s.low, s.high) for s in board.scores if s.entry == USER}
     assert qf.tasks == 2
     assert qf.iqm == pytest.approx(stats.trim_mean(np.concatenate(per_task), 0.25), abs=1e-12)
 

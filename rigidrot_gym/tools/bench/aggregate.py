@@ -6,7 +6,8 @@ evaluation seed), one column per task. The interquartile mean (IQM) is the mean 
 middle 50 % of all its entries (a 25 %-trimmed mean, rliable's ``aggregate_iqm``); its
 95 % confidence interval is the percentile interval of a stratified bootstrap (runs drawn
 with replacement within each task, rliable's ``get_interval_estimates``) with a fixed
-random state, so a table is the same every time it is made. A performance profile is, for
+random state per score, so a score's interval is the same every time and whatever else is
+in the table. A performance profile is, for
 each threshold τ, the fraction of all entries above τ (rliable's
 ``create_performance_profile``), with bootstrap bands.
 
@@ -69,17 +70,21 @@ def iqm_intervals(
         ValueError: as :func:`_matrices`.
     """
     library, metrics = _rliable()
-    matrices = _matrices(scores)
-    with warnings.catch_warnings():
-        # rliable hands its random_state to arch, which asks for a Generator instead.
-        warnings.filterwarnings("ignore", "random_state is deprecated", FutureWarning)
-        point, interval = library.get_interval_estimates(
-            matrices,
-            lambda x: np.array([metrics.aggregate_iqm(x)]),
-            reps=reps,
-            random_state=np.random.RandomState(0),
-        )
-    return {k: (float(point[k][0]), float(interval[k][0, 0]), float(interval[k][1, 0])) for k in matrices}
+    out = {}
+    for key, matrix in _matrices(scores).items():
+        with warnings.catch_warnings():
+            # rliable hands its random_state to arch, which asks for a Generator instead.
+            warnings.filterwarnings("ignore", "random_state is deprecated", FutureWarning)
+            # A random state of its own per key: a key's interval does not depend on the
+            # keys bootstrapped before it (rliable draws them all from the one it is given).
+            point, interval = library.get_interval_estimates(
+                {key: matrix},
+                lambda x: np.array([metrics.aggregate_iqm(x)]),
+                reps=reps,
+                random_state=np.random.RandomState(0),
+            )
+        out[key] = (float(point[key][0]), float(interval[key][0, 0]), float(interval[key][1, 0]))
+    return out
 
 
 def plot_profiles(scores: Mapping[str, np.ndarray], taus: np.ndarray, ax: Axes, reps: int = 2000) -> None:

@@ -133,6 +133,7 @@ def build(results: Sequence[Result], reps: int = REPS) -> Board:
     """
     if not results:
         raise ValueError("no result files: expected at least the zero action's and the controllers'")
+    results = sorted(results, key=lambda r: r.entry)  # the same board whatever order they come in
     versions = {r.version for r in results}
     if len(versions) > 1:
         shown = "; ".join(f"{r.entry}: {r.version}" for r in results)
