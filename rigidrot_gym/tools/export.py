@@ -495,6 +495,18 @@ def _tool(name: str) -> str:
     return path
 
 
+def _output(command: list[str]) -> str:
+    """The standard output of ``command``.
+
+    Raises:
+        RuntimeError: if it fails, with its standard error.
+    """
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(command[0]).name} failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
 def _version(compiler: str) -> str:
     """The compiler's first ``--version`` line."""
     return subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
@@ -513,17 +525,11 @@ def m4_object(folder: Path) -> dict:
     compiler, size, nm = _tool("arm-none-eabi-gcc"), _tool("arm-none-eabi-size"), _tool("arm-none-eabi-nm")
     with tempfile.TemporaryDirectory() as scratch:
         target = Path(scratch) / "policy.o"
-        compiled = subprocess.run(
-            [compiler, *M4_FLAGS, "-c", str(folder / "policy.c"), "-o", str(target)],
-            capture_output=True,
-            text=True,
-        )
-        if compiled.returncode != 0:
-            raise RuntimeError(f"arm-none-eabi-gcc failed on policy.c: {compiled.stderr.strip()}")
+        _output([compiler, *M4_FLAGS, "-c", str(folder / "policy.c"), "-o", str(target)])
         # Berkeley format: a header, then "text data bss dec hex filename".
-        row = subprocess.run([size, str(target)], capture_output=True, text=True, check=True).stdout
+        row = _output([size, str(target)])
         text, data, bss = (int(v) for v in row.splitlines()[1].split()[:3])
-        symbols = subprocess.run([nm, "-u", str(target)], capture_output=True, text=True, check=True).stdout
+        symbols = _output([nm, "-u", str(target)])
     return {
         "compiler": _version(compiler),
         "flags": " ".join(M4_FLAGS),
@@ -606,24 +612,9 @@ def time_per_action(folder: Path, policy: Policy, repeats: int = 9, repeat_s: fl
     with tempfile.TemporaryDirectory() as scratch:
         harness, program = Path(scratch) / "harness.c", Path(scratch) / "harness"
         harness.write_text(source)
-        compiled = subprocess.run(
-            [
-                compiler,
-                *HOST_FLAGS,
-                "-I",
-                str(folder),
-                str(harness),
-                str(folder / "policy.c"),
-                "-o",
-                str(program),
-                "-lm",
-            ],
-            capture_output=True,
-            text=True,
-        )
-        if compiled.returncode != 0:
-            raise RuntimeError(f"gcc failed on the timing harness: {compiled.stderr.strip()}")
-        ran = subprocess.run([str(program)], capture_output=True, text=True, check=True).stdout
+        sources = [str(harness), str(folder / "policy.c")]
+        _output([compiler, *HOST_FLAGS, "-I", str(folder), *sources, "-o", str(program), "-lm"])
+        ran = _output([str(program)])
     per_call = [float(seconds) / int(calls) for calls, seconds in (line.split() for line in ran.splitlines())]
     return {
         "us_per_action": float(np.median(per_call)) * 1e6,
