@@ -5,6 +5,7 @@ agent's; a non-finite observation; the command's errors."""
 from __future__ import annotations
 
 import ctypes
+import itertools
 import json
 import shutil
 import subprocess
@@ -327,3 +328,137 @@ def test_the_c_policy_flies_the_agent_s_held_out_episodes(run, tmp_path):
         assert [e.success for e in c] == [e.success for e in agent]
         assert np.all(gaps <= scenario.dt)
         assert np.allclose(errors[:, 0], errors[:, 1], rtol=1e-3, atol=1e-3)
+
+
+# policy.json's columns and budget (issue 51, parts 1 and 3).
+
+
+def _description(run: Path) -> dict:
+    """policy.json's content of the agent in ``run`` but for the compilers' figures."""
+    agent = agents.load(run)
+    return export.description(agent, export.policy_of(agent))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_every_column_of_every_committed_agent_has_a_meaning_and_a_unit(run):
+    info = _description(run)
+    observed, acted = info["observation_columns"], info["action_columns"]
+    assert all(c["meaning"] and c["unit"] for c in observed + acted)
+    # the blocks tile the observation, one action column per entry of the action
+    spans = [c["columns"] for c in observed]
+    assert spans[0][0] == 0 and spans[-1][1] == info["observation_size"]
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+    assert [c["column"] for c in acted] == list(range(info["action_size"]))
+    assert all(c["full_scale"] > 0 for c in acted)
+
+
+def test_the_columns_state_what_the_env_s_documentation_states():
+    # Spot checks against the AttitudeEnv docstring's Action Space section (the env page)
+    # and the scenario files' own values: a command of ±1 is ± the limit, in that unit.
+    import gymnasium as gym
+
+    from rigidrot_gym.attitude.env import AttitudeEnv
+
+    doc = " ".join(AttitudeEnv.__doc__.split())
+    cases = {
+        "RigidRot/Reorient-v0": ("torquers", "N·m", "max_torque"),
+        "RigidRot/WheelReorient-v0": ("wheels", "N·m", "wheel_max_torque"),
+        "RigidRot/MagDetumble-v0": ("rods", "A·m²", "magnetorquer_max_dipole"),
+    }
+    for env_id, (actuator, unit, limit) in cases.items():
+        scenario = gym.make(env_id).unwrapped.scenario
+        acted = export.action_columns(scenario)
+        assert {c["actuator"] for c in acted} == {actuator} and {c["unit"] for c in acted} == {unit}
+        assert [c["full_scale"] for c in acted] == list(np.broadcast_to(getattr(scenario, limit), len(acted)))
+        assert f"fraction of ``{limit}``" in doc or f"limit ``{limit}`` ({unit})" in doc
+    assert "as a fraction of ``magnetorquer_max_dipole`` (A·m²" in doc
+    blocks = {b.name: b for b in gym.make("RigidRot/MagDetumble-v0").unwrapped.observation_columns()}
+    assert "B / 60 µT" in blocks["magnetic_field"].meaning and blocks["magnetic_field"].unit == "60 µT"
+    assert "ω / ``max_rate``" in blocks["rates"].meaning and "rad/s" in blocks["rates"].unit
+    assert blocks["error_w"].unit == blocks["error_xyz"].unit == "1"  # a unit quaternion's parts
+
+
+def _counts(agent: agents.Agent) -> dict[str, int]:
+    """The actor's operations per action from its torch layers' shapes: multiply-adds (in x
+    out per Linear), tanh outputs (a Linear followed by Tanh), all Linear outputs."""
+    import torch
+
+    policy = agent.model.policy
+    modules = [*policy.mlp_extractor.policy_net, policy.action_net]
+    linears = [m for m in modules if isinstance(m, torch.nn.Linear)]
+    tanh = sum(a.out_features for a, b in itertools.pairwise(modules) if isinstance(b, torch.nn.Tanh))
+    return {
+        "parameters": sum(m.in_features * m.out_features + m.out_features for m in linears),
+        "multiply_add": sum(m.in_features * m.out_features for m in linears),
+        "tanh": tanh,
+        "neuron": sum(m.out_features for m in linears),
+    }
+
+
+@pytest.mark.slow
+def test_the_budget_is_the_network_s_shapes_and_the_cortex_m4_model_applied_to_them(reorient):
+    info = json.loads((reorient.folder / "policy.json").read_text())
+    budget, counts = info["budget"], _counts(reorient.agent)
+    assert budget["parameters"] == counts["parameters"]
+    assert budget["multiply_adds"] == counts["multiply_add"]
+    assert budget["weight_bytes"] == 4 * counts["parameters"]
+    # the model's stated costs times the counts above, at 168 MHz
+    cost = export.M4_CYCLES
+    n, m = info["observation_size"], info["action_size"]
+    cycles = (
+        cost["multiply_add"] * counts["multiply_add"]
+        + cost["tanh"] * counts["tanh"]
+        + cost["neuron"] * counts["neuron"]
+        + cost["observation_column"] * n
+        + cost["action_column"] * m
+    )
+    estimate = budget["cortex_m4_estimate"]
+    assert estimate["cycles_per_action"] == cycles
+    assert estimate["us_per_action"] == pytest.approx(cycles / 168.0)
+    assert estimate["share_of_1_hz_loop"] == pytest.approx(cycles / 168e6)
+    assert estimate["share_of_control_period"] == pytest.approx(cycles / 168e6 / info["dt"])
+    # measured here (gcc is there: the fixture compiled with it), with what it ran on
+    here = budget["time_per_action_here"]
+    assert here["us_per_action"] > 0 and here["cpu"] and here["compiler"].startswith("gcc")
+    print(f"{reorient.agent.name}: {here['us_per_action']:.2f} µs here ({here['cpu']}), M4 {estimate}")
+
+
+@pytest.mark.slow
+def test_the_c_compiles_for_a_cortex_m4_and_its_object_holds_the_weights(reorient):
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc is not installed (Debian: gcc-arm-none-eabi)")
+    flags = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
+    flags += ["-O2", "-std=c99", "-Wall", "-Wextra", "-Werror", "-c"]
+    compiled = subprocess.run(
+        ["arm-none-eabi-gcc", *flags, "policy.c", "-o", "policy_m4.o"],
+        cwd=reorient.folder,
+        capture_output=True,
+        text=True,
+    )
+    assert compiled.returncode == 0 and not compiled.stderr, compiled.stderr
+    info = json.loads((reorient.folder / "policy.json").read_text())
+    m4 = info["budget"]["cortex_m4_object"]
+    assert "-Werror" in m4["flags"].split()
+    # the static const weights are .rodata, which size counts in text: an independent bound
+    assert m4["text"] + m4["data"] >= 4 * _counts(reorient.agent)["parameters"]
+    assert m4["undefined"] == ["tanhf"]  # C99 <math.h> only: newlib's libm at link
+
+
+@pytest.mark.slow
+def test_without_compilers_the_figures_that_need_them_are_null_with_the_reason(
+    reorient, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no gcc, no arm-none-eabi-gcc
+    found = export.measurements(reorient.folder, export.policy_of(reorient.agent))
+    assert found["cortex_m4_object"] is None and found["time_per_action_here"] is None
+    assert "arm-none-eabi-gcc is not on PATH" in found["cortex_m4_object_unavailable"]
+    assert "gcc is not on PATH" in found["time_per_action_here_unavailable"]
+
+
+@pytest.mark.parametrize(("argument", "value"), [("repeats", 0), ("repeat_s", 0.0)])
+def test_a_timing_without_repeats_or_time_is_refused_by_name(argument, value, tmp_path):
+    layer = export.Layer(np.zeros((1, 1), np.float32), np.zeros(1, np.float32), None)
+    policy = export.Policy((layer,), np.full(1, -1.0, np.float32), np.ones(1, np.float32))
+    with pytest.raises(ValueError, match=f"{argument} must be"):
+        export.time_per_action(tmp_path, policy, **{argument: value})

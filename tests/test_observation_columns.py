@@ -126,6 +126,7 @@ def test_the_docstring_table_lists_every_block_in_column_order():
     env_id, overrides = EVERY_BLOCK
     listed = gym.make(env_id, **overrides).unwrapped.observation_columns()
     lines = [line.strip() for line in AttitudeEnv.__doc__.splitlines()]
-    first = lines.index("| Columns | Observation | Added by | Min | Max |") + 2
+    first = lines.index("| Columns | Observation | Unit | Added by | Min | Max |") + 2
     rows = lines[first : lines.index("", first)]
     assert [row.split(" | ")[1] for row in rows] == [block.meaning for block in listed]
+    assert [row.split(" | ")[2] for row in rows] == [block.unit for block in listed]

@@ -16,13 +16,16 @@ from rigidrot_gym.attitude.scenario import Scenario
 
 class ObservationColumns(NamedTuple):
     """Columns of an observation that hold one quantity: its ``name``, the slice of the
-    observation's columns, what they hold and their bounds (the observation space's)."""
+    observation's columns, what they hold, their bounds (the observation space's) and their
+    ``unit``, what a value of 1 stands for
+    (:class:`~rigidrot_gym.attitude.components.declaration.Column`)."""
 
     name: str
     columns: slice
     meaning: str
     low: float
     high: float
+    unit: str
 
 
 # The observation's blocks in the order the pipeline writes them (stages.evaluate, then stages.observe): the
@@ -31,7 +34,7 @@ class ObservationColumns(NamedTuple):
 _BLOCKS = (
     Column("error_w", "error quaternion δq = q_target⁻¹ ⊗ q, w (the sign with w ≥ 0)", 0.0, 1.0, 1),
     Column("error_xyz", "error quaternion, x, y, z", -1.0, 1.0, 3),
-    Column("rates", "body rates ω / ``max_rate`` (clipped to ±1)", -1.0, 1.0, 3),
+    Column("rates", "body rates ω / ``max_rate`` (clipped to ±1)", -1.0, 1.0, 3, unit="``max_rate`` (rad/s)"),
     *(column for component in COMPONENTS for column in component.columns),
 )
 
@@ -46,7 +49,9 @@ def observation_columns(scenario: Scenario) -> tuple[ObservationColumns, ...]:
         width = block.width if isinstance(block.width, int) else block.width(scenario, actuators)
         if width:
             columns = slice(start, start + width)
-            found.append(ObservationColumns(block.name, columns, block.meaning, block.low, block.high))
+            found.append(
+                ObservationColumns(block.name, columns, block.meaning, block.low, block.high, block.unit)
+            )
             start += width
     return tuple(found)
 
@@ -54,7 +59,7 @@ def observation_columns(scenario: Scenario) -> tuple[ObservationColumns, ...]:
 def observation_table() -> str:
     """Every block a scenario's observation may have, as a Markdown table (the env's
     docstring)."""
-    rows = ["| Columns | Observation | Added by | Min | Max |", "|---|---|---|---|---|"]
+    rows = ["| Columns | Observation | Unit | Added by | Min | Max |", "|---|---|---|---|---|---|"]
     start = 0
     for block in _BLOCKS:
         if isinstance(block.width, int) and start is not None:
@@ -64,7 +69,8 @@ def observation_table() -> str:
         else:  # where the blocks before it leave it
             start, columns = None, f"then {block.size}"
         option = block.option or "always"
-        rows.append(f"| {columns} | {block.meaning} | {option} | {block.low:g} | {block.high:g} |")
+        row = f"| {columns} | {block.meaning} | {block.unit} | {option} | {block.low:g} | {block.high:g} |"
+        rows.append(row)
     return "\n".join(rows)
 
 

@@ -9,7 +9,10 @@ committed agents are in ``training/agents/``) it writes into ``--out``:
   the weights as ``static const float``, one function
   ``int rr_policy(const float *observation, float *action)``;
 * ``policy.json``: the env id and its ``env_kwargs``, the sizes, each observation column's
-  meaning and bounds, the control period, and the budget (parameters, bytes, multiply-adds).
+  meaning, unit and bounds, each action column's actuator, unit and full scale, the
+  control period, and the budget: parameters, bytes, multiply-adds, the Cortex-M4
+  object's sizes (where ``arm-none-eabi-gcc`` is installed), the time per action measured
+  here (where ``gcc`` is) and the estimate for a Cortex-M4 at 168 MHz (:func:`m4_estimate`).
 
 Both give the deterministic action of the agent's ``predict(obs, deterministic=True)``
 (:class:`rigidrot_gym.control.agents.Agent`): the ``VecNormalize`` observation normaliser
@@ -23,6 +26,10 @@ from __future__ import annotations
 
 import copy
 import json
+import platform
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
+    from rigidrot_gym.attitude.scenario import Scenario
     from rigidrot_gym.control.agents import Agent
 
 DESCRIPTION = """\
@@ -37,9 +45,12 @@ Exports a trained agent (a run folder of rigidrot train, training/train.py or
 python -m rl_zoo3.train, e.g. training/agents/ppo/RigidRot-Reorient-v0_1) for a flight
 computer: policy.onnx (input "observation" float32 [batch, n], output "action" float32
 [batch, m]), policy.h and policy.c (C99, no allocation, int rr_policy(const float
-*observation, float *action)) and policy.json (env, sizes, observation columns, control
-period, parameters, bytes, multiply-adds). Both give the agent's deterministic action:
-observation normaliser and action clipping (PPO) or rescaling (SAC, TD3) included.
+*observation, float *action)) and policy.json (env, sizes, observation and action columns
+with their units, control period, and the budget: parameters, bytes, multiply-adds, the
+Cortex-M4 object's sizes where arm-none-eabi-gcc is installed, the time per action
+measured here where gcc is, the estimate for a Cortex-M4 at 168 MHz). Both give the agent's
+deterministic action: observation normaliser and action clipping (PPO) or rescaling (SAC,
+TD3) included.
 PPO, SAC and TD3 agents. Needs the [train] and [export] extras.
 
 example: rigidrot export training/agents/ppo/RigidRot-Reorient-v0_1 --out outputs/export"""
@@ -373,9 +384,266 @@ int rr_policy(const float *observation, float *action);
     return header, "\n".join(lines)
 
 
+# What a command of ±1 asks of an actuator, by its kind and unit (actuators.Kind): the
+# action's column j of the kind, ``{axis}`` its body axis where the kind's axes are x, y, z.
+_ACTION_MEANINGS = {
+    ("torquers", "N·m"): "torque about body {axis}",
+    ("wheels", "N·m"): "motor torque of wheel {j} (the body turns the other way)",
+    ("rods", "A·m²"): "magnetic dipole of the rod along body {axis}",
+    ("thrusters", "N·m"): "torque request about body {axis} (mapped onto the thrusters, pulse-modulated)",
+    ("thrusters", "s"): "on-time of thruster {j} in the control period",
+}
+
+
+def action_columns(scenario: Scenario) -> list[dict]:
+    """The action's columns in order (:class:`~rigidrot_gym.attitude.actuators.Actuators`):
+    each one's actuator kind, meaning, ``unit`` and ``full_scale``, what a command of ±1
+    asks for (in ``unit``; the env clips commands to [-1, 1])."""
+    from rigidrot_gym.attitude.actuators import Actuators
+
+    found = []
+    for kind in Actuators.of(scenario).kinds:
+        for j in range(kind.count):
+            # the kinds whose templates name an axis lie along the body's three
+            axis = "xyz"[j] if kind.count == 3 else None
+            meaning = _ACTION_MEANINGS[(kind.name, kind.unit)].format(axis=axis, j=j)
+            found.append(
+                {
+                    "column": len(found),
+                    "actuator": kind.name,
+                    "meaning": meaning,
+                    "unit": kind.unit,
+                    "full_scale": float(kind.limits[j]),
+                }
+            )
+    return found
+
+
+# The Cortex-M4 estimate's model (an STM32F4-class Cortex-M4F at 168 MHz): cycles per action
+# = the sum over the policy's operations of their counts times these cycle costs. The costs
+# are the ARM Cortex-M4 TRM's (r0p1, section 3.3) and the FPv4-SP's (Cortex-M4 TRM section
+# 7.2.3) cycle counts of the instructions arm-none-eabi-gcc 12 -O2 emits for policy.c,
+# not a measurement on a chip:
+M4_CLOCK_HZ = 168e6
+M4_CYCLES = {
+    # rr_dense's inner loop: VLDM of x (2), VLDM of w (2), VMUL.F32 (1), VADD.F32 (1; no
+    # VFMA: -std=c99 turns contraction off), CMP (1), a taken BNE (2), plus 1 for the flash
+    # wait states of the weight reads (5 at 168 MHz, one line fetch in 4 through the ART).
+    "multiply_add": 10,
+    # newlib's tanhf (not in the object: libm's, 184 + 624 bytes with expm1f): about 100
+    # instructions on its path and two VDIV.F32 (14 each). An assumption, not counted.
+    "tanh": 150,
+    "relu": 6,  # VCMP, VMRS, a conditional move, load and store
+    # each dense layer output: its bias's load, its store, the loop's set-up
+    "neuron": 10,
+    # the finite check (VABS, VCMP, VMRS, a branch) and the normaliser (VSUB, VDIV.F32 14,
+    # the clip's two compares)
+    "observation_column": 40,
+    "action_column": 20,  # the clip or rescale, two bound loads, the store
+}
+
+
+def m4_estimate(policy: Policy, dt: float) -> dict:
+    """Cycles and µs per action on a Cortex-M4F at :data:`M4_CLOCK_HZ` under the
+    :data:`M4_CYCLES` model, and their share of a 1 Hz loop and of the env's control
+    period ``dt`` (s)."""
+    counts = {
+        "multiply_add": sum(layer.weight.size for layer in policy.layers),
+        "tanh": sum(layer.bias.size for layer in policy.layers if layer.activation == "Tanh"),
+        "relu": sum(layer.bias.size for layer in policy.layers if layer.activation == "ReLU"),
+        "neuron": sum(layer.bias.size for layer in policy.layers),
+        "observation_column": policy.observation_size,
+        "action_column": policy.action_size,
+    }
+    cycles = sum(M4_CYCLES[key] * int(count) for key, count in counts.items())
+    seconds = cycles / M4_CLOCK_HZ
+    return {
+        "clock_hz": M4_CLOCK_HZ,
+        "cycles_per_action": cycles,
+        "us_per_action": seconds * 1e6,
+        "share_of_1_hz_loop": seconds / 1.0,
+        "share_of_control_period": seconds / dt,
+        "model": "cycles = sum of count × cycles per operation (rigidrot_gym.tools.export.M4_CYCLES)",
+        "cycles_per_operation": dict(M4_CYCLES),
+        "operations": {key: int(count) for key, count in counts.items()},
+    }
+
+
+class Unavailable(RuntimeError):
+    """A figure that this machine cannot give (a compiler absent); the message says why."""
+
+
+# policy.c compiled for a Cortex-M4F (Thumb-2, FPv4 single precision, hardware float ABI).
+M4_FLAGS = (
+    "-mcpu=cortex-m4",
+    "-mthumb",
+    "-mfloat-abi=hard",
+    "-mfpu=fpv4-sp-d16",
+    "-O2",
+    "-std=c99",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+)
+HOST_FLAGS = ("-std=c99", "-Wall", "-Wextra", "-Werror", "-O2")
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise Unavailable(f"{name} is not on PATH")
+    return path
+
+
+def _output(command: list[str]) -> str:
+    """The standard output of ``command``.
+
+    Raises:
+        RuntimeError: if it fails, with its standard error.
+    """
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(command[0]).name} failed ({done.returncode}): {done.stderr.strip()}")
+    return done.stdout
+
+
+def _version(compiler: str) -> str:
+    """The compiler's first ``--version`` line."""
+    return subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+
+
+def m4_object(folder: Path) -> dict:
+    """``policy.c`` in ``folder`` compiled to an object (no link) with ``arm-none-eabi-gcc``
+    and :data:`M4_FLAGS`: its ``text`` (code and the ``static const`` weights, .rodata),
+    ``data`` and ``bss`` bytes as ``arm-none-eabi-size`` counts them, and the symbols it
+    leaves to the link (``tanhf``: newlib's libm).
+
+    Raises:
+        Unavailable: if ``arm-none-eabi-gcc`` or its binutils are not on PATH.
+        RuntimeError: if the compile fails (a warning fails it: -Werror).
+    """
+    compiler, size, nm = _tool("arm-none-eabi-gcc"), _tool("arm-none-eabi-size"), _tool("arm-none-eabi-nm")
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / "policy.o"
+        _output([compiler, *M4_FLAGS, "-c", str(folder / "policy.c"), "-o", str(target)])
+        # Berkeley format: a header, then "text data bss dec hex filename".
+        row = _output([size, str(target)])
+        text, data, bss = (int(v) for v in row.splitlines()[1].split()[:3])
+        symbols = _output([nm, "-u", str(target)])
+    return {
+        "compiler": _version(compiler),
+        "flags": " ".join(M4_FLAGS),
+        "text": text,
+        "data": data,
+        "bss": bss,
+        "undefined": sorted(line.split()[-1] for line in symbols.splitlines() if line.strip()),
+    }
+
+
+# The timing harness: rr_policy (its own translation unit, so nothing is hoisted out of the
+# loop) called on one observation until each repeat has run for REPEAT_S; prints, per
+# repeat, the calls and the seconds.
+_HARNESS = """\
+#define _POSIX_C_SOURCE 199309L
+#include <stdio.h>
+#include <time.h>
+#include "policy.h"
+
+static double now(void)
+{{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}}
+
+int main(void)
+{{
+    static const float observation[RR_POLICY_OBSERVATION_SIZE] = {{ {observation} }};
+    float action[RR_POLICY_ACTION_SIZE];
+    volatile float sink = 0.0f;
+    int r;
+    for (r = 0; r < {repeats}; ++r) {{
+        long calls = 0;
+        double start = now(), elapsed;
+        do {{
+            int k;
+            for (k = 0; k < 100; ++k) {{
+                rr_policy(observation, action);
+                sink += action[0];
+            }}
+            calls += 100;
+            elapsed = now() - start;
+        }} while (elapsed < {repeat_s});
+        printf("%ld %.9f\\n", calls, elapsed);
+    }}
+    return 0;
+}}
+"""
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``'s first, else the platform's)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return platform.processor() or platform.machine()
+
+
+def time_per_action(folder: Path, policy: Policy, repeats: int = 9, repeat_s: float = 0.02) -> dict:
+    """The time per action of ``policy.c`` in ``folder`` on this machine, compiled with
+    ``gcc`` and :data:`HOST_FLAGS`: the median over ``repeats`` repeats (each calling it
+    for ``repeat_s`` seconds) of µs per call, on the observation at the normaliser's mean
+    (a typical one; zeros without a normaliser), with the CPU's model and the compiler.
+
+    Raises:
+        ValueError: for ``repeats`` < 1 or ``repeat_s`` not > 0.
+        Unavailable: if ``gcc`` is not on PATH.
+        RuntimeError: if the harness does not compile or run.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be at least 1, got {repeats}")
+    if not repeat_s > 0:
+        raise ValueError(f"repeat_s must be positive seconds, got {repeat_s}")
+    compiler = _tool("gcc")
+    mean = policy.mean if policy.mean is not None else np.zeros(policy.observation_size, np.float32)
+    source = _HARNESS.format(observation=_floats(mean), repeats=repeats, repeat_s=repeat_s)
+    with tempfile.TemporaryDirectory() as scratch:
+        harness, program = Path(scratch) / "harness.c", Path(scratch) / "harness"
+        harness.write_text(source)
+        sources = [str(harness), str(folder / "policy.c")]
+        _output([compiler, *HOST_FLAGS, "-I", str(folder), *sources, "-o", str(program), "-lm"])
+        ran = _output([str(program)])
+    per_call = [float(seconds) / int(calls) for calls, seconds in (line.split() for line in ran.splitlines())]
+    return {
+        "us_per_action": float(np.median(per_call)) * 1e6,
+        "cpu": cpu_model(),
+        "compiler": _version(compiler),
+        "flags": " ".join(HOST_FLAGS),
+        "repeats": repeats,
+    }
+
+
+def measurements(folder: Path, policy: Policy) -> dict:
+    """The budget's figures that need a compiler: ``cortex_m4_object`` (:func:`m4_object`)
+    and ``time_per_action_here`` (:func:`time_per_action`), each None with a
+    ``..._unavailable`` reason where its compiler is absent."""
+    found: dict = {}
+    for key, measure in (
+        ("cortex_m4_object", lambda: m4_object(folder)),
+        ("time_per_action_here", lambda: time_per_action(folder, policy)),
+    ):
+        try:
+            found[key] = measure()
+        except Unavailable as reason:
+            found[key], found[f"{key}_unavailable"] = None, str(reason)
+    return found
+
+
 def description(agent: Agent, policy: Policy) -> dict:
-    """``policy.json``'s content: the env, the sizes, the observation columns, the control
-    period and the budget."""
+    """``policy.json``'s content: the env, the sizes, the observation and action columns,
+    the control period and the budget but for what needs a compiler (:func:`measurements`)."""
     from rigidrot_gym.attitude.sb3 import AttitudeSB3VecEnv
     from rigidrot_gym.attitude.task import observation_columns
 
@@ -391,11 +659,14 @@ def description(agent: Agent, policy: Policy) -> dict:
             "name": block.name,
             "columns": [block.columns.start, block.columns.stop],
             "meaning": block.meaning,
+            "unit": block.unit,
             "low": block.low,
             "high": block.high,
         }
         for block in observation_columns(scenario)
     ]
+    budget = policy.budget()
+    budget["cortex_m4_estimate"] = m4_estimate(policy, float(scenario.dt))
     return {
         "agent": agent.name,
         "algo": config.get("algo"),
@@ -404,12 +675,13 @@ def description(agent: Agent, policy: Policy) -> dict:
         "observation_size": policy.observation_size,
         "action_size": policy.action_size,
         "observation_columns": columns,
+        "action_columns": action_columns(scenario),
         "action_low": [float(v) for v in policy.low],
         "action_high": [float(v) for v in policy.high],
         "dt": float(scenario.dt),
         "normalizer": None if policy.mean is None else {"clip": policy.clip},
         "action_output": policy.output,
-        "budget": policy.budget(),
+        "budget": budget,
     }
 
 
@@ -473,6 +745,7 @@ def write(agent: Agent, out: str | Path) -> dict:
     (out / "policy.h").write_text(header)
     (out / "policy.c").write_text(source)
     info = description(agent, policy)
+    info["budget"].update(measurements(out, policy))
     (out / "policy.json").write_text(json.dumps(info, indent=2, ensure_ascii=False) + "\n")
     return info
 
@@ -481,10 +754,24 @@ def run(run_dir: Path, out: Path) -> str:
     """``rigidrot export``: exports, and returns the lines to print."""
     info = export(run_dir, out)
     budget = info["budget"]
-    return (
+    m4, here, estimate = (
+        budget["cortex_m4_object"],
+        budget["time_per_action_here"],
+        budget["cortex_m4_estimate"],
+    )
+    lines = [
         f"{info['agent']} ({info['env']}): "
         f"observation {info['observation_size']}, action {info['action_size']}, "
         f"{budget['parameters']} parameters ({budget['weight_bytes']} bytes), "
-        f"{budget['multiply_adds']} multiply-adds per action\n"
-        f"wrote policy.onnx, policy.h, policy.c, policy.json to {out}/"
-    )
+        f"{budget['multiply_adds']} multiply-adds per action",
+        f"Cortex-M4 object: text {m4['text']}, data {m4['data']}, bss {m4['bss']} bytes"
+        if m4
+        else f"Cortex-M4 object: none ({budget['cortex_m4_object_unavailable']})",
+        f"here: {here['us_per_action']:.2f} µs per action ({here['cpu']})"
+        if here
+        else f"here: not timed ({budget['time_per_action_here_unavailable']})",
+        f"Cortex-M4 at {estimate['clock_hz'] / 1e6:g} MHz, estimated: {estimate['us_per_action']:.0f} µs "
+        f"per action, {100 * estimate['share_of_1_hz_loop']:.3f} % of a 1 Hz loop",
+        f"wrote policy.onnx, policy.h, policy.c, policy.json to {out}/",
+    ]
+    return "\n".join(lines)

@@ -169,7 +169,9 @@ class Need:
 class Column:
     """A block of the observation: always there with ``width`` columns (an int), or with as
     many as ``width(scenario, actuators)`` gives (0: absent), described in the table by
-    ``size`` and the ``option`` that adds it."""
+    ``size`` and the ``option`` that adds it; ``unit``: what a value of 1 in its columns
+    stands for (``"1"``: a dimensionless quantity, the default), as the env's table and
+    ``rigidrot export``'s ``policy.json`` state it."""
 
     name: str
     meaning: str
@@ -178,6 +180,7 @@ class Column:
     width: int | Callable[[Any, Any], int]
     size: str = ""
     option: str = ""
+    unit: str = "1"
 
 
 @dataclass(frozen=True)

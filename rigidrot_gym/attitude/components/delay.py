@@ -78,6 +78,7 @@ COMPONENT = Component(
             lambda s, actuators: actuators.count if s.actuation_delay else 0,
             "one per actuator",
             "``actuation_delay``",
+            unit="the action's (a fraction of each actuator's limit)",
         ),
     ),
     advance=_advance_of,

@@ -437,6 +437,7 @@ COMPONENT = Component(
             lambda s, actuators: 1 if _any(s) and not s.faults_hidden else 0,
             "one",
             "``faults_hidden = false``",
+            unit="1 (an index)",
         ),
     ),
     info=(

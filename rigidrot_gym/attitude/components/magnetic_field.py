@@ -181,6 +181,7 @@ COMPONENT = Component(
             lambda s, actuators: COLUMNS if s.magnetic_field else 0,
             "3",
             "``magnetic_field``",
+            unit="60 µT",
         ),
     ),
     observe=_observe_of,

@@ -225,6 +225,7 @@ COMPONENT = Component(
             lambda s, actuators: COLUMNS if s.star_tracker_model != "none" else 0,
             "1",
             "``star_tracker_model``",
+            unit="1 (a flag)",
         ),
     ),
     observe=_observe_of,

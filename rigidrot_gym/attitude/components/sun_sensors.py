@@ -202,6 +202,7 @@ COMPONENT = Component(
             lambda s, actuators: count(s.sun_sensors),
             "one per sensor",
             "``sun_sensor_model``",
+            unit="the sensor's scale (its output at normal incidence, 1 AU, in sunlight)",
         ),
     ),
     observe=_observe_of,

@@ -146,6 +146,7 @@ COMPONENT = Component(
             lambda s, actuators: COLUMNS if s.sun else 0,
             "4",
             "``sun``",
+            unit="1 (a unit vector; ν a fraction)",
         ),
     ),
     observe=_observe_of,

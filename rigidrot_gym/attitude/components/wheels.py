@@ -279,6 +279,7 @@ COMPONENT = Component(
             lambda s, actuators: actuators.torquing if s.wheels else 0,
             "one per wheel",
             "``wheel_layout``",
+            unit="the wheel's momentum limit (N·m·s)",
         ),
     ),
     info=(
