@@ -107,6 +107,17 @@ def test_each_task_s_dispersions():
         names = [d.name for d in dispersions]
         assert names[:3] == ["nominal", "inertia ×0.8", "inertia ×1.2"]
         assert [d.inertia_scale for d in dispersions[:3]] == [1.0, 0.8, 1.2]
+        if s.randomize_inertia or s.randomize_torque or s.randomize_inertia_rotation_deg:
+            assert "randomised body" not in names, task
+        else:
+            body = dispersions[3].apply(s)
+            assert names[3] == "randomised body" and dispersions[3].inertia_scale == 1.0
+            assert (body.randomize_inertia, body.randomize_inertia_rotation_deg, body.randomize_torque) == (
+                defined[WHEELS].randomize_inertia,
+                defined[WHEELS].randomize_inertia_rotation_deg,
+                defined[WHEELS].randomize_torque,
+            )
+            names, dispersions = names[:3] + names[4:], dispersions[:3] + dispersions[4:]
         own_fault = s.wheel_fault != "none" or s.thruster_fault != "none"
         extra = names[3:]
         if own_fault or not (s.wheels or s.thruster_layout != "none"):
@@ -121,7 +132,9 @@ def test_each_task_s_dispersions():
             assert extra == ["a thruster stuck off"] and failing.thruster_fault == "off"
         assert failing.digest() != s.digest()
     assert "a wheel stops" in [d.name for d in suite.standard().dispersions[WHEELS]]
-    assert [d.name for d in suite.standard().dispersions["RigidRot/NadirPointFault-v0"]][3:] == []
+    assert [d.name for d in suite.standard().dispersions["RigidRot/NadirPointFault-v0"]][3:] == [
+        "randomised body"
+    ]
 
 
 def test_every_entry_s_episodes_are_rigidrot_evaluate_s(small, tmp_path):
@@ -233,7 +246,7 @@ def test_scores_are_the_trimmed_mean_of_the_returns_normalised_by_hand(small):
 def test_a_result_file_reads_back_and_an_edited_or_mixed_one_is_refused(small, tmp_path):
     _, _, _, results = small
     result = results[USER]
-    assert [r.task for r in result.runs] == [REORIENT] * 6  # torquers only: not on the wheels
+    assert [r.task for r in result.runs] == [REORIENT] * 8  # torquers only: not on the wheels
     path = result.save(tmp_path)
     assert path.name == "my_gnc.controller_MyPD.json"
     assert suite.load(path).to_json() == result.to_json()
@@ -251,6 +264,14 @@ def test_a_result_file_reads_back_and_an_edited_or_mixed_one_is_refused(small, t
         ValueError, match=r"RigidRot/Reorient-v0 \(nominal, rk4\) has 2 episodes, suite \w+ 3"
     ):
         suite.load(tmp_path / "short.json")
+    data = json.loads(path.read_text())
+    del data["runs"][3]  # a dispersion left out: a score over the others would be cherry-picked
+    (tmp_path / "partial.json").write_text(json.dumps(data))
+    with pytest.raises(
+        ValueError,
+        match=r"RigidRot/Reorient-v0 has 7 runs; .* once \(8\), missing \['inertia ×0.8 \(semi_implicit\)'\]",
+    ):
+        suite.load(tmp_path / "partial.json")
     (tmp_path / "not.json").write_text("{}")
     with pytest.raises(ValueError, match=r"not\.json: not a suite result file"):
         suite.load(tmp_path / "not.json")

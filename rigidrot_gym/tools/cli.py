@@ -380,7 +380,8 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         "the versioned suite: every task, held-out seeds, dispersions, a leaderboard",
         "Runs the standard suite: every task id, the held-out seeds 10000-10099 (none a\n"
         "training start), each task's dispersions (as defined, true inertia x0.8 and x1.2, a\n"
-        "failing wheel or thruster where the task has them and no fault of its own), on each\n"
+        "randomised body where the task randomises none, a failing wheel or thruster where the\n"
+        "task has them and no fault of its own), on each\n"
         "task's own integrator and on the game-engine step semi_implicit. The entries: the zero\n"
         "action and every classical controller (the score's 0 and 1), and the --policies asked\n"
         "for. Writes one result file per entry (OUT/entries/*.json, stamped with the suite's\n"

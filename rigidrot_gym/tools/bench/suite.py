@@ -8,10 +8,12 @@ and the policies asked for: trained agents, a user's ``package.module:Name``) on
   training start: training seeds its envs with the run's seed plus the env's rank, below
   10000, and draws every later start from the env's own generator),
 * each task's dispersions (:func:`dispersions_of`): as the task file defines it, the true
-  inertia ×0.8 and ×1.2 (the policy keeps the nominal estimate), and where the task has
-  wheels or thrusters and no fault of its own, one failing (a wheel stops, or a thruster
-  sticks off, at a time drawn in the episode's first half); a task's own randomisation
-  (WheelReorient-v0's body, NadirPointFault-v0's fault) stays as its file defines it,
+  inertia ×0.8 and ×1.2 (the policy keeps the nominal estimate), a randomised body where
+  the task randomises none of it (WheelReorient-v0's domain randomisation), and where the
+  task has wheels or thrusters and no fault of its own, one failing (a wheel stops, or a
+  thruster sticks off, at a time drawn in the episode's first half); a task's own
+  randomisation (WheelReorient-v0's body, NadirPointFault-v0's fault) stays as its file
+  defines it,
 * the task's own integrator (the accurate table) and a game engine's step,
   :data:`ENGINE` (the sim-to-sim table).
 
@@ -60,6 +62,9 @@ SCORE = (
 )
 # Where a failing actuator's fault time is drawn: the episode's first half.
 FAULT_SHARE = 0.5
+# The randomised body of a task that does not randomise its own: WheelReorient-v0's
+# domain randomisation (moments ±10 %, principal axes turned up to 5°, torque limits ±5 %).
+RANDOMISED = (("randomize_inertia", 0.1), ("randomize_inertia_rotation_deg", 5.0), ("randomize_torque", 0.05))
 
 
 class ZeroAction:
@@ -99,10 +104,14 @@ class Dispersion:
 
 
 def dispersions_of(scenario: Scenario) -> tuple[Dispersion, ...]:
-    """The task's dispersions: as defined, the true inertia ×0.8 and ×1.2, and a failing
-    actuator where the task has wheels or thrusters and no fault of its own (the failing
-    one drawn per episode, at a time drawn uniformly in the episode's first half)."""
+    """The task's dispersions: as defined, the true inertia ×0.8 and ×1.2, a randomised
+    body (:data:`RANDOMISED`, redrawn per episode) where the task randomises none of it,
+    and a failing actuator where the task has wheels or thrusters and no fault of its own
+    (the failing one drawn per episode, at a time drawn uniformly in the episode's first
+    half)."""
     out = [Dispersion("nominal"), Dispersion("inertia ×0.8", 0.8), Dispersion("inertia ×1.2", 1.2)]
+    if not any(getattr(scenario, name) for name, _ in RANDOMISED):
+        out.append(Dispersion("randomised body", 1.0, RANDOMISED))
     window = (0.0, FAULT_SHARE * scenario.dt * scenario.max_episode_steps)
     if scenario.wheel_fault == "none" and scenario.thruster_fault == "none":
         if scenario.wheels:
@@ -283,7 +292,8 @@ def slug(name: str) -> str:
 
 def load(path: Path) -> Result:
     """A result file, checked: its definition hashes to its version, and its runs are
-    the definition's (tasks, dispersions, integrators) with one episode per seed.
+    the definition's (tasks, dispersions, integrators) with one episode per seed, each
+    task it entered whole (every dispersion on both integrators, once).
 
     Raises:
         ValueError: naming the file and what is wrong.
@@ -338,6 +348,18 @@ def load(path: Path) -> Result:
             raise ValueError(
                 f"{path}: {run.task} ({run.dispersion}, {run.integrator}) has {len(run.episodes)} episodes, "
                 f"suite {version} {seeds}"
+            )
+    # A task entered is entered whole: every dispersion on both integrators, none twice (a
+    # score over some of them would be another suite's).
+    done = [(run.task, run.dispersion, run.integrator) for run in runs]
+    for task in dict.fromkeys(run.task for run in runs):
+        wanted = sorted(key for key in expected if key[0] == task)
+        have = sorted(key for key in done if key[0] == task)
+        if have != wanted:
+            missing = [f"{d} ({i})" for _, d, i in wanted if (task, d, i) not in have]
+            raise ValueError(
+                f"{path}: {task} has {len(have)} runs; suite {version} asks for each of its dispersions on "
+                f"both integrators once ({len(wanted)})" + (f", missing {missing}" if missing else "")
             )
     return result
 
