@@ -616,7 +616,7 @@ EXPECTED = {
     _crosscheck: "about 30 minutes (--quick: a minute)",
     _bench_accuracy: "about 4 minutes (--quick: seconds)",
     _bench_throughput: "about a minute (--quick: seconds)",
-    _bench_suite: "about 13 minutes for the whole suite and the 16 committed agents (--tasks, --seeds: less)",
+    _bench_suite: "about 20 minutes for the whole suite and the 16 committed agents (--tasks, --seeds: less)",
 }
 
 
