@@ -351,6 +351,18 @@ def test_on_real_wheels_the_test_allows_their_friction_and_deadband():
     assert np.isinf(healthy).all()
     ideal, _ = flags(find("RigidRot/NadirPoint-v0"), friction=0.0, deadband=0.0)
     assert np.isfinite(ideal).any()
+    # With the torque limit drawn ±5 % per episode (randomize_torque), a command at the
+    # deadband's edge may move the wheel or not: allowed for, nothing healthy is flagged
+    # (found by the suite's randomised body: without it, 4 of 10 NadirPoint-v0 episodes
+    # under reallocation lost their wheels), and the stopped wheel is still found.
+    drawn = find("RigidRot/NadirPoint-v0").with_overrides(randomize_torque=0.05)
+    assert np.isinf(flags(drawn)[0]).all()
+    assert np.isfinite(flags(drawn, spread=0.0)[0]).any()
+    first, info = flags(fault.with_overrides(randomize_torque=0.05))
+    for i in range(rows):
+        wheel = int(info["fault_wheel"][i])
+        assert np.isfinite(first[i, wheel]) and first[i, wheel] > info["fault_time"][i], (i, first[i])
+        assert np.isinf(np.delete(first[i], wheel)).all(), (i, first[i])
 
 
 def test_a_rows_new_episode_clears_its_own_test_only():

@@ -13,9 +13,13 @@ actions the controller sent (each acting ``delay`` periods later). A healthy whe
 only the noise: the observation's rounding (two float32 roundings, the sum telescopes),
 and the actuator noise, u (1 + σ ξ) per period, whose sum over W periods has standard
 deviation σ Δt (Σ u²)^½; a torque drawn per episode within ±r of the nominal
-(``randomize_torque``) gives at most r Σ|Δh|. Wheel k is flagged when
+(``randomize_torque``) gives at most r Σ|Δh|. A real wheel gives no torque below its
+deadband u_min; with the limit drawn, a command of nominal torque |u| in
+[u_min/(1 + r), u_min/(1 − r)) may fall on either side of it, so it may give all of
+|u|(1 + r) Δt or none: the band's B_k = Σ |u|(1 + r) Δt over such commands joins the
+threshold. Wheel k is flagged when
 
-    |r_k| > ratio · Σ|Δh_k,expected| + sigmas · σ Δt (Σ u_k²)^½ + 2⁻²² h_max
+    |r_k| > ratio · Σ|Δh_k,expected| + sigmas · σ Δt (Σ u_k²)^½ + B_k + 2⁻²² h_max
 
 with ``ratio`` above r: a stopped or seized wheel leaves |r_k| = Σ|Δh_k,expected| (ratio
 < 1), a degraded one ``share`` of it (found when share > ratio). A fault is found only
@@ -64,6 +68,8 @@ class WheelFaultDetector:
             besides: W Δt of it joins the threshold.
         deadband: a real wheel's smallest motor torque u_min, N·m: a command below it is
             expected to move nothing.
+        spread: the share r by which the torque limit is drawn per episode
+            (``randomize_torque``), in [0, 1).
     """
 
     def __init__(
@@ -77,6 +83,7 @@ class WheelFaultDetector:
         sigmas: float = 6.0,
         friction: float = 0.0,
         deadband: float = 0.0,
+        spread: float = 0.0,
     ):
         if not actuators.wheels:
             raise ValueError(f"actuators must be reaction wheels, got {actuators!r}")
@@ -86,6 +93,8 @@ class WheelFaultDetector:
         for name, value in (("noise", noise), ("friction", friction), ("deadband", deadband)):
             if not np.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a number ≥ 0, got {value!r}")
+        if not (np.isfinite(spread) and 0.0 <= spread < 1.0):
+            raise ValueError(f"spread must be a number in [0, 1), got {spread!r}")
         if int(window) != window or window < 1:
             raise ValueError(f"window must be an integer ≥ 1, got {window!r}")
         if int(delay) != delay or delay < 0:
@@ -95,13 +104,13 @@ class WheelFaultDetector:
         self.h_max = np.asarray(actuators.max_momentum[: self.n], dtype=np.float64)
         self.dt, self.noise, self.delay = float(dt), float(noise), int(delay)
         self.window, self.ratio, self.sigmas = int(window), float(ratio), float(sigmas)
-        self.friction, self.deadband = float(friction), float(deadband)
+        self.friction, self.deadband, self.spread = float(friction), float(deadband), float(spread)
         self.reset(1)
 
     @classmethod
     def for_scenario(cls, scenario: Scenario, **options: Any) -> WheelFaultDetector:
         """The test for a scenario's wheels (a real wheel's friction bound and deadband),
-        period, actuator noise and delay."""
+        period, actuator noise, delay and drawn torque spread."""
         real = {}
         if scenario.wheel_model != "ideal":
             m = reaction_wheels.PRESETS[scenario.wheel_model]
@@ -111,7 +120,7 @@ class WheelFaultDetector:
             scenario.dt,
             noise=scenario.actuator_noise,
             delay=1 if scenario.actuation_delay else 0,
-            **{**real, **options},
+            **{**real, "spread": scenario.randomize_torque, **options},
         )
 
     def reset(self, rows: int) -> None:
@@ -121,6 +130,7 @@ class WheelFaultDetector:
         self._momenta: list[np.ndarray] = []  # observed h_w, the last W + 1
         self._expected: list[np.ndarray] = []  # Δh expected, the last W
         self._torques: list[np.ndarray] = []  # the torques commanded, N·m, the last W
+        self._band: list[np.ndarray] = []  # |Δh| a command at the deadband's edge may give, the last W
         self._actions: list[np.ndarray] = [np.zeros((rows, self.n)) for _ in range(self.delay)]
 
     def reset_rows(self, rows: np.ndarray) -> None:
@@ -142,7 +152,8 @@ class WheelFaultDetector:
             size = np.sum(np.abs(self._expected), axis=0)
             noise = self.sigmas * self.noise * self.dt * np.sqrt(np.sum(np.square(self._torques), axis=0))
             friction = self.window * self.dt * self.friction
-            threshold = self.ratio * size + noise + friction + _ROUNDING * self.h_max
+            band = np.sum(self._band, axis=0)
+            threshold = self.ratio * size + noise + friction + band + _ROUNDING * self.h_max
             whole = (self.steps >= self.window)[:, None]  # a whole window of the row's episode
             self.flagged |= whole & (np.abs(residual) > threshold)
         return self.flagged
@@ -154,6 +165,11 @@ class WheelFaultDetector:
         acting = self._actions.pop(0)  # the one that acts in this period
         h = self._momenta[-1]
         torque = acting * self.u_max
+        edge = (np.abs(torque) >= self.deadband / (1.0 + self.spread)) & (
+            np.abs(torque) < self.deadband / (1.0 - self.spread)
+        )
+        self._band = [*self._band, np.where(edge, np.abs(torque) * (1.0 + self.spread) * self.dt, 0.0)]
+        self._band = self._band[-self.window :]
         torque = np.where(np.abs(torque) < self.deadband, 0.0, torque)
         after = np.clip(h + torque * self.dt, -self.h_max, self.h_max)
         self._expected = [*self._expected, after - h][-self.window :]
