@@ -105,20 +105,29 @@ def predict(q, bias, p, reading, dt, arw, rrw, phi, scratch):
     n = p.shape[0]
     rate = vec.sub(reading, bias)
     transition(rate, dt, phi)
-    for i in range(n):
+    # Φ P and (Φ P) Φᵀ over Φ's non-zero entries alone (Φ₂₁ = 0, Φ = I after the third
+    # row), in the order of the full sums: the terms left out are exact zeros, and a
+    # product by Φ's ones is exact, so that P⁺ is bit for bit the full product's.
+    for i in range(3):
         for j in range(n):
             total = 0.0
-            for k in range(n):
+            for k in range(STATES):
                 total += phi[i, k] * p[k, j]
             scratch[i, j] = total
+    for i in range(3, n):
+        for j in range(n):
+            scratch[i, j] = 0.0 + p[i, j]
     angle = arw * arw * dt + rrw * rrw * dt**3 / 3.0
     cross = -0.5 * rrw * rrw * dt * dt
     drift = rrw * rrw * dt
     for i in range(n):
         for j in range(i, n):
             total = 0.0
-            for k in range(n):
-                total += scratch[i, k] * phi[j, k]
+            if j < 3:
+                for k in range(STATES):
+                    total += scratch[i, k] * phi[j, k]
+            else:
+                total += scratch[i, j]
             if i == j and i < STATES:
                 total += angle if i < 3 else drift
             elif j == i + 3 and i < 3:
@@ -138,18 +147,26 @@ def correct(q, bias, p, z, h, r, work, dx):
     more than the arithmetic)."""
     n = p.shape[0]
     gain, scratch, a_mat = work[0], work[1], work[2]
+    # H's bias columns (3-5) are zero, so A = I − K H is the identity there and K R Kᵀ has
+    # R's zeros: the sums below leave those terms out, in the order of the full sums, which
+    # is exact (a zero term adds nothing, a product by one is exact), so that P is bit for
+    # bit the full products'.
     # P Hᵀ into scratch's first three columns, then S = H P Hᵀ + R, inverted by its cofactors.
     for i in range(n):
         for j in range(3):
             total = 0.0
-            for k in range(n):
+            for k in range(3):
+                total += p[i, k] * h[j, k]
+            for k in range(STATES, n):
                 total += p[i, k] * h[j, k]
             scratch[i, j] = total
     s = work[0, :3, 3:6]
     for i in range(3):
         for j in range(3):
             total = r[i, j]
-            for k in range(n):
+            for k in range(3):
+                total += h[i, k] * scratch[k, j]
+            for k in range(STATES, n):
                 total += h[i, k] * scratch[k, j]
             s[i, j] = total
     a, b, c = s[0, 0], s[0, 1], s[0, 2]
@@ -168,26 +185,36 @@ def correct(q, bias, p, z, h, r, work, dx):
             )
     for i in range(n):
         dx[i] = gain[i, 0] * z[0] + gain[i, 1] * z[1] + gain[i, 2] * z[2]
-    # Joseph's form: A = I − K H, P ← A P Aᵀ + K R Kᵀ.
+    # Joseph's form: A = I − K H, P ← A P Aᵀ + K R Kᵀ (A's bias columns are I's).
     for i in range(n):
         for j in range(n):
-            a_mat[i, j] = (1.0 if i == j else 0.0) - (
-                gain[i, 0] * h[0, j] + gain[i, 1] * h[1, j] + gain[i, 2] * h[2, j]
-            )
+            if j < 3 or j >= STATES:
+                a_mat[i, j] = (1.0 if i == j else 0.0) - (
+                    gain[i, 0] * h[0, j] + gain[i, 1] * h[1, j] + gain[i, 2] * h[2, j]
+                )
     for i in range(n):
         for j in range(n):
             total = 0.0
-            for k in range(n):
+            for k in range(3):
+                total += a_mat[i, k] * p[k, j]
+            if 3 <= i < STATES:
+                total += p[i, j]
+            for k in range(STATES, n):
                 total += a_mat[i, k] * p[k, j]
             scratch[i, j] = total
     for i in range(n):
         for j in range(i, n):
             total = 0.0
-            for k in range(n):
+            for k in range(3):
+                total += scratch[i, k] * a_mat[j, k]
+            if 3 <= j < STATES:
+                total += scratch[i, j]
+            for k in range(STATES, n):
                 total += scratch[i, k] * a_mat[j, k]
             for k in range(3):
                 for m_ in range(3):
-                    total += gain[i, k] * r[k, m_] * gain[j, m_]
+                    if r[k, m_] != 0.0:
+                        total += gain[i, k] * r[k, m_] * gain[j, m_]
             p[i, j] = total
             p[j, i] = total
     q = qnormalize(qmul(q, qexp((0.5 * dx[0], 0.5 * dx[1], 0.5 * dx[2]))))
