@@ -73,10 +73,10 @@ def constants(orbit_table: orbit.OrbitTable, table: MagneticFieldTable) -> Field
 
 
 @jitable
-def update(equipment, t, i):
-    """Body i's field (world frame, T) at its episode time ``t`` (s) into ``equipment.field[i]``."""
+def update(equipment, r, t, i):
+    """Body i's field (world frame, T) at its position ``r`` (3-tuple, m, world frame) of its
+    episode time ``t`` (s) into ``equipment.field[i]``."""
     f = equipment.field_model
-    r = orbit.position(equipment, t, i)
     b = geomagnetic.field(f.dipole, f.radius, f.theta + f.theta_rate * t, r)
     equipment.field[i, 0], equipment.field[i, 1], equipment.field[i, 2] = b
 
@@ -130,7 +130,8 @@ def _observe_of(features):
     @jitable
     def write(call, bodies, equipment, state, out, column, i):
         if not with_magnetometer:
-            update(equipment, call.dt * bodies.steps[i], i)
+            t = call.dt * bodies.steps[i]
+            update(equipment, orbit.position(equipment, t, i), t, i)
         if read:
             observe_reading(equipment, out.obs, column, i)
         else:

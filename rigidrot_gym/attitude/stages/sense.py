@@ -47,8 +47,9 @@ from rigidrot_gym.physics.rotation.quaternion import qconj, qmul, qrotate, qrota
 
 
 def readings(features: Features) -> Callable:
-    """``read(call, bodies, equipment, work, step, normals, i)``: body i's sensors at its
-    staged state, episode step ``step``, with ``normals`` its navigation stream's; returns
+    """``read(call, bodies, equipment, work, step, r, normals, i)``: body i's sensors at its
+    staged state, episode step ``step``, at its position ``r`` (3-tuple, m, world frame;
+    read where :func:`located`), with ``normals`` its navigation stream's; returns
     what the estimator needs of them: the attitude known before a first measurement, whether
     the star tracker measured, the field (world frame), the vector to the Sun and the Sun
     sensors' direction (body frame) with its variance."""
@@ -59,7 +60,7 @@ def readings(features: Features) -> Callable:
     gyro_dropout = features.gyro_dropout
 
     @jitable
-    def read(call, bodies, equipment, work, step, normals, i):
+    def read(call, bodies, equipment, work, step, r, normals, i):
         state, p = work.staged, bodies.principal
         t = call.dt * step
         b = (p[0, i], p[1, i], p[2, i], p[3, i])
@@ -67,9 +68,8 @@ def readings(features: Features) -> Callable:
         guess = q
         if step == 0:  # what is known before a first measurement
             guess = navigation.initial_attitude(equipment, q, normals, i)
-        r, to_sun, shadow = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 1.0
+        to_sun, shadow = (1.0, 0.0, 0.0), 1.0
         if with_sun_sensors or (with_tracker and equipment.tracker_model.sees_orbit):
-            r = orbit.position(equipment, t, i)
             to_sun, shadow = sunlight.seen_from(equipment, r, t)
         if with_gyro:
             dt = call.dt
@@ -120,6 +120,22 @@ def readings(features: Features) -> Callable:
     return read
 
 
+def located(features: Features) -> Callable:
+    """``located(equipment)``: whether the sensors of :func:`readings` or the field read the
+    bodies' positions along the orbit (computed once per body and step, and shared)."""
+    with_magnetometer, with_sun_sensors, with_tracker = (
+        features.magnetometer,
+        features.sun_sensors,
+        features.star_tracker,
+    )
+
+    @jitable
+    def located(equipment):
+        return with_magnetometer or with_sun_sensors or (with_tracker and equipment.tracker_model.sees_orbit)
+
+    return located
+
+
 def spacecraft(features: Features, estimate: Callable, show: Callable) -> Callable:
     """``sense(call, bodies, equipment, work, lo, hi)``: the spacecraft's sensors of bodies
     ``lo`` … ``hi`` − 1 (:func:`readings`), each body's followed by ``estimate``
@@ -127,7 +143,7 @@ def spacecraft(features: Features, estimate: Callable, show: Callable) -> Callab
     (:func:`~rigidrot_gym.attitude.stages.estimate.shown`); the field at the body's new
     time first, where a magnetometer reads it (the evaluation reads it too)."""
     with_magnetometer, with_estimator = features.magnetometer, features.estimator
-    read = readings(features)
+    read, where = readings(features), located(features)
 
     @jitable
     def sense(call, bodies, equipment, work, lo, hi):
@@ -141,10 +157,12 @@ def spacecraft(features: Features, estimate: Callable, show: Callable) -> Callab
         for i in range(lo, hi):
             live = call.stepped and not call.waiting[i]
             step = bodies.steps[i] + (1 if live else 0)  # the episode step the readings belong to
+            t = call.dt * step
+            r = orbit.position(equipment, t, i) if where(equipment) else (0.0, 0.0, 0.0)
             if with_magnetometer:  # the field at the body now (the evaluation reads it too)
-                magnetic_field.update(equipment, call.dt * step, i)
+                magnetic_field.update(equipment, r, t, i)
             if step == 0 or live:
-                seen = read(call, bodies, equipment, work, step, normals[:, i - lo], i)
+                seen = read(call, bodies, equipment, work, step, r, normals[:, i - lo], i)
                 if with_estimator:
                     estimate(call, equipment, step, seen, scratch, i)
             show(bodies, equipment, work, i)
