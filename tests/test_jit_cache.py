@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numba
@@ -202,3 +203,66 @@ def test_two_processes_saving_at_once_never_point_a_kernel_at_anothers_code(tmp_
     second.save("key of the second", ("code of the second",))
     loaded = first.load("key of the first")
     assert loaded == (("code of the first",) if keyed else ("code of the second",))
+
+
+# Waits for the parent's word, then runs a real integrator kernel; prints the qualified
+# names of the kernels it compiled (not those it loaded from the cache) and the result.
+RACER = """
+import json, os, sys, time
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev):
+        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
+    def on_end(self, ev):
+        pass
+event.register("numba:compile", Listener())
+from rigidrot_gym.physics import propagate
+ready, go = sys.argv[1:3]
+open(ready, "w").close()
+while not os.path.exists(go):
+    time.sleep(0.001)
+q = propagate([1, 0, 0, 0], [0, 0, 2.0], [1, 2, 3], 0.25, 4, method="rk4").q[-1].tolist()
+print(json.dumps({"compiled": compiled, "q": q}))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform == "win32", reason="the compile lock is fcntl's")
+def test_two_processes_starting_at_once_compile_each_kernel_once(workspace):
+    # pytest-xdist's workers start together and need the same kernels first: one compiles
+    # each, the other waits and loads it (numba_compat._CompileLock). Without the lock both
+    # compiled every kernel (measured: the same names in both lists).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "XDG_"))}
+    env |= {
+        "PYTHONPATH": str(workspace / "install"),
+        "NUMBA_CACHE_DIR": str(workspace / "cache"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    go = workspace / "go"
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, str(workspace / f"ready{k}"), str(go)],
+            env=env,
+            cwd=workspace,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k in range(2)
+    ]
+    try:
+        deadline = time.monotonic() + 300
+        while not all((workspace / f"ready{k}").exists() for k in range(2)):
+            assert time.monotonic() < deadline and all(r.poll() is None for r in racers)
+            time.sleep(0.01)
+        go.touch()
+        outs = [r.communicate(timeout=600) for r in racers]
+    finally:
+        for r in racers:
+            r.kill()
+    assert [r.returncode for r in racers] == [0, 0], [err for _, err in outs]
+    first, second = (json.loads(out.splitlines()[-1]) for out, _ in outs)
+    assert first["compiled"] or second["compiled"]  # the cache was empty: one of them compiled
+    assert not set(first["compiled"]) & set(second["compiled"])
+    assert first["q"] == second["q"]

@@ -12,7 +12,10 @@ not promise to keep:
   symbol distinct;
 * the package's cache (``numba.core.caching``, ``Dispatcher.enable_caching``): kernels
   stamped with the whole package's source, a damaged cache file recompiled and rewritten,
-  kernels compiled in memory where no cache location is writable;
+  kernels compiled in memory where no cache location is writable, and one process at a
+  time compiling a kernel that is not cached yet (a lock file beside its cache entry,
+  named by numba's key of the entry, ``FunctionCache._index_key``): the others wait and
+  load it (``fcntl``; on Windows each compiles its own);
 * the compile notice (``numba.core.event``): one line on stderr when kernels compile;
 * the inlining boost (``numba.core.event`` and ``llvmlite.binding.set_option``): LLVM's
   inline threshold and its limit on a vectorised loop's runtime overlap checks raised
@@ -52,8 +55,10 @@ import functools
 import hashlib
 import importlib
 import inspect
+import os
 import secrets
 import sys
+import time
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -62,6 +67,11 @@ from types import ModuleType
 
 import llvmlite
 import numba
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock, each process compiles what it does not find cached
+    fcntl = None
 
 SYMBOLS = "symbols"
 CACHE = "cache"
@@ -103,7 +113,10 @@ _LOCATORS = ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLoc
 _CACHE_NAMES = (
     "CacheImpl._locator_classes",
     *(f"{locator}.{method}" for locator in _LOCATORS for method in ("from_function", "get_source_stamp")),
-    *(f"FunctionCache.{method}" for method in ("load_overload", "save_overload", "flush", "cache_path")),
+    *(
+        f"FunctionCache.{method}"
+        for method in ("load_overload", "save_overload", "flush", "cache_path", "_index_key")
+    ),
     *(
         f"IndexDataCacheFile.{method}"
         for method in ("_load_index", "_save_index", "_data_name", "_save_data", "_dump")
@@ -144,6 +157,11 @@ _LOSSES = {
         "with AVX-512, where the vector env steps about 1.3× slower"
     ),
 }
+
+# The longest a process waits for another that compiles the same kernel, then compiles it
+# itself (s), and how often it looks meanwhile: an env's kernel compiles in 5-50 s.
+COMPILE_WAIT = 600.0
+_LOCK_POLL = 0.05
 
 _ABSENT = object()
 _lost: dict[str, tuple[str, ...]] = {}
@@ -372,6 +390,45 @@ def _package_locator(base: type, package: Package) -> type:
     return Locator
 
 
+class _CompileLock:
+    """An exclusive lock (``fcntl.flock``) on a file beside a kernel's cache entry, held by
+    the one process that compiles the kernel, so that the others of a run (pytest-xdist's
+    workers, Ray's, ``rigidrot compile``'s) load it from the cache rather than compile it
+    again. Closing the file releases it, and so does the process's end."""
+
+    def __init__(self, fd: int):
+        self.fd: int | None = fd
+
+    @classmethod
+    def acquire(cls, path: Path, wait: float | None = None) -> _CompileLock | None:
+        """The lock on ``path``, once no other process holds it; None where the file cannot
+        be opened (a read-only cache) or after ``wait`` seconds (default
+        :data:`COMPILE_WAIT`: a process that hangs holding it delays the others that
+        long, no longer)."""
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:
+            return None
+        deadline = time.monotonic() + (COMPILE_WAIT if wait is None else wait)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return cls(fd)
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    return None
+                time.sleep(_LOCK_POLL)
+            except OSError:  # a file system without locks: compile unlocked
+                os.close(fd)
+                return None
+
+    def release(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
 def _package_cache(base: type, package: Package) -> type:
     """Numba's cache of one kernel (``base``: ``FunctionCache``), which never fails a
     compilation: a cache that cannot be read is a miss, one that cannot be written is skipped."""
@@ -384,6 +441,25 @@ def _package_cache(base: type, package: Package) -> type:
                 files.__class__ = _keyed_files(type(files))
 
         def load_overload(self, sig, target_context):
+            found = self._load(sig, target_context)
+            if found is not None or fcntl is None:
+                return found
+            # A miss: another process may be compiling this kernel. Wait for it (it saves
+            # the kernel, which this one then loads), or compile it holding the lock.
+            key = repr(self._index_key(sig, target_context.codegen())).encode()
+            name = hashlib.sha256(key).hexdigest()[:32]
+            lock = _CompileLock.acquire(Path(self.cache_path) / f"{name}.lock")
+            if lock is None:
+                return None
+            found = self._load(sig, target_context)
+            if found is not None:
+                lock.release()
+                return found
+            self.release_lock()
+            self._lock = lock  # released once saved (save_overload) or once the compile failed
+            return None
+
+        def _load(self, sig, target_context):
             try:
                 return super().load_overload(sig, target_context)
             except Exception as err:  # whatever a damaged index or data file raises: recompile
@@ -401,6 +477,14 @@ def _package_cache(base: type, package: Package) -> type:
                 _warn_cache(
                     package, self.cache_path, f"cannot write the numba cache in {self.cache_path} ({err!r})"
                 )
+            finally:
+                self.release_lock()
+
+        def release_lock(self) -> None:
+            """Let the other processes waiting to compile this kernel go on."""
+            lock, self._lock = getattr(self, "_lock", None), None
+            if lock is not None:
+                lock.release()
 
         def _save(self, sig, data):
             try:
@@ -495,6 +579,12 @@ def _compile_listener(base: type, package: Package, inline: bool):
                 self.depth += 1
 
         def on_end(self, ev) -> None:
+            failed = getattr(ev, "exc_details", None)
+            if failed and failed[0] is not None:  # no save follows: the other processes go on
+                data = ev.data if isinstance(getattr(ev, "data", None), dict) else {}
+                release = getattr(getattr(data.get("dispatcher"), "_cache", None), "release_lock", None)
+                if release is not None:
+                    release()
             if self.depth:
                 self.depth -= 1
                 if inline and not self.depth:
