@@ -9,6 +9,8 @@ shadow.
 
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -118,3 +120,39 @@ def test_the_sun_target_points_body_z_at_the_sun_with_x_along_the_equator():
     assert 1e-7 < np.linalg.norm(turn) < 3e-7  # the year's 2e-7 rad/s and the parallax's
     # the env's ±60 s central difference: (n h)²/6 of the parallax's share (measured 5e-6)
     assert rates[1] == pytest.approx(np.linalg.norm(turn), rel=1e-4)
+
+
+def test_the_sun_kept_per_step_is_the_ephemeris_at_each_steps_time():
+    # Every body at episode step k sees the Sun of time k·dt: kept once per batch
+    # (sunlight.along_steps), it is the ephemeris's own (the numpy path of the library).
+    from rigidrot_gym.attitude.components import sunlight
+    from rigidrot_gym.attitude.scenario import find
+
+    flight = find("RigidRot/NadirPoint-v0").flight
+    kept = sunlight.along_steps(flight, 1.0, 3000)
+    assert kept.shape == (3001, 3)
+    expected = sun.sun_position(np.arange(3001) * 1.0, flight.epoch)
+    np.testing.assert_allclose(kept, expected, rtol=1e-12)  # the last bits: FMA contraction
+    assert sunlight.along_steps(dataclasses.replace(flight, enabled=False), 1.0, 5).shape == (0, 3)
+
+
+def test_steps_past_the_kept_ones_compute_the_same_sun(monkeypatch):
+    # An episode longer than the kept steps computes its later steps' Sun in the period:
+    # the same numbers, so the readings and the estimate do not change at the boundary.
+    from rigidrot_gym.attitude.components import sunlight
+
+    def run() -> list[np.ndarray]:
+        env = gym.make_vec("RigidRot/NadirPoint-v0", num_envs=3, vectorization_mode="vector_entry_point")
+        obs, _ = env.reset(seed=5)
+        seen = [obs]
+        for _ in range(12):
+            obs, *_ = env.step(np.full((3, env.single_action_space.shape[0]), 0.3, dtype=np.float32))
+            seen.append(obs)
+        env.close()
+        return seen
+
+    kept = run()
+    monkeypatch.setattr(sunlight, "KEPT_STEPS", 4)
+    computed = run()
+    for a, b in zip(kept, computed, strict=True):
+        assert a.tobytes() == b.tobytes()

@@ -21,13 +21,16 @@ from rigidrot_gym.attitude.components import orbit
 from rigidrot_gym.attitude.components.declaration import Column, Component, Feature, Need, State
 from rigidrot_gym.attitude.settings import Table, flag, setting
 from rigidrot_gym.physics.environment import earth, sun
-from rigidrot_gym.physics.plumbing.jit import jitable
+from rigidrot_gym.physics.plumbing.jit import jitable, kernel
 from rigidrot_gym.physics.rotation import vector as vec
 from rigidrot_gym.physics.rotation.quaternion import qrotate, qrotate_inv
 
 # Entries of Equipment.sunlight[i]: the unit vector to the Sun (world frame), then ν.
 SHADOW = 3
 COLUMNS = 4
+# The most episode steps whose Sun is kept (Equipment.sun_steps, 2.4 MB); later steps of a
+# longer episode compute theirs.
+KEPT_STEPS = 100_000
 
 
 class SunModel(NamedTuple):
@@ -59,6 +62,37 @@ def seen_from(equipment, r, t):
     shadow factor ν there at episode time ``t`` (s)."""
     s = sun.position(equipment.sun_model.epoch_jd + t / earth.SECONDS_PER_DAY)
     return vec.sub(s, r), sun.shadow_factor(r, s, earth.RADIUS, sun.RADIUS)
+
+
+@jitable
+def seen_at_step(equipment, r, step, t):
+    """:func:`seen_from` at episode step ``step`` (its time ``t`` = ``step`` dt): the Sun's
+    position is the same for every body at that step, kept once for the batch
+    (:func:`along_steps`), and computed only past the kept steps."""
+    kept = equipment.sun_steps
+    if step >= kept.shape[0]:
+        return seen_from(equipment, r, t)
+    s = (kept[step, 0], kept[step, 1], kept[step, 2])
+    return vec.sub(s, r), sun.shadow_factor(r, s, earth.RADIUS, sun.RADIUS)
+
+
+@kernel
+def _along(epoch_jd, dt, out):
+    for k in range(out.shape[0]):
+        t = dt * k  # as the sensors' period reads its episode time (stages.sense)
+        out[k, 0], out[k, 1], out[k, 2] = sun.position(epoch_jd + t / earth.SECONDS_PER_DAY)
+
+
+def along_steps(orbit_table: orbit.OrbitTable, dt: float, steps: int) -> np.ndarray:
+    """(K + 1, 3) the Sun's position (m, world frame) at the episode steps k = 0 … K
+    (K = ``steps``, at most :data:`KEPT_STEPS`) of control period ``dt`` (s), computed as
+    :func:`seen_from` computes it at time k·dt (compiled alike, bit for bit); (0, 3)
+    without an orbit."""
+    if not orbit_table.enabled:
+        return np.zeros((0, 3))
+    out = np.empty((min(steps, KEPT_STEPS) + 1, 3))
+    _along(earth.julian_date(orbit_table.epoch), float(dt), out)
+    return out
 
 
 @jitable
@@ -135,6 +169,12 @@ COMPONENT = Component(
             # a moving target's kernel types the Sun frame's branch too (targets.track)
             lambda f: f.sun or f.moving_target or f.sun_sensors or f.star_tracker or f.surfaces,
             record=SunModel,
+        ),
+        State(
+            "sun_steps",
+            "(K + 1, 3) the Sun's position at each episode step, world frame, m (along_steps)",
+            lambda b: along_steps(b.scenario.flight, b.scenario.dt, b.scenario.max_episode_steps),
+            lambda f: f.sun_sensors or f.star_tracker,
         ),
     ),
     columns=(

@@ -70,7 +70,7 @@ def readings(features: Features) -> Callable:
             guess = navigation.initial_attitude(equipment, q, normals, i)
         to_sun, shadow = (1.0, 0.0, 0.0), 1.0
         if with_sun_sensors or (with_tracker and equipment.tracker_model.sees_orbit):
-            to_sun, shadow = sunlight.seen_from(equipment, r, t)
+            to_sun, shadow = sunlight.seen_at_step(equipment, r, step, t)
         if with_gyro:
             dt = call.dt
             if step == 0:  # the rates at the start
