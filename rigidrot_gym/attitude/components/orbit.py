@@ -13,8 +13,6 @@ altitude), as rideshare launches place them.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from rigidrot_gym.attitude.components.declaration import Component, Draw, State
@@ -23,14 +21,10 @@ from rigidrot_gym.physics.environment import earth
 from rigidrot_gym.physics.environment import orbit as kepler
 from rigidrot_gym.physics.plumbing.jit import jitable
 
-# Entries of Equipment.orbit: the elements at the epoch (m, rad), the secular rates of
-# Ω, ω and M (rad/s; the two-body mean motion alone without J₂), then the cosines and
-# sines of Ω, i and ω and of Ω/2 and i/2 at the epoch (ANGLES: an orbit without J₂ keeps
-# them, which spares the sines and cosines of each position's and LVLH frame's turns).
+# Entries of Equipment.orbit: the elements at the epoch (m, rad) and the secular rates of
+# Ω, ω and M (rad/s; the two-body mean motion alone without J₂).
 A, ECC, INCLINATION, RAAN, ARGP, RAAN_RATE, ARGP_RATE, MEAN_RATE = range(8)
-ANGLES = 8  # cos Ω, sin Ω, cos i, sin i, cos ω, sin ω
-HALF_ANGLES = 14  # cos Ω/2, sin Ω/2, cos i/2, sin i/2
-ELEMENTS = 18
+ELEMENTS = 8
 
 
 def _epoch(value, where: str) -> str:
@@ -108,11 +102,8 @@ def elements_of(table: OrbitTable) -> kepler.Elements:
 
 
 def constants(table: OrbitTable) -> np.ndarray:
-    """Equipment.orbit: the elements and their rates (entries ``A`` … ``MEAN_RATE``) and
-    the cosines and sines of the angles (from ``ANGLES`` and ``HALF_ANGLES``: by the C
-    library's ``cos`` and ``sin``, which the compiled code calls too, so that a turn reads
-    the same numbers whether kept or computed); zeros when off (the pipeline then never
-    reads them)."""
+    """Equipment.orbit: the elements and their rates (entries ``A`` … ``MEAN_RATE``);
+    zeros when off (the pipeline then never reads them)."""
     out = np.zeros(ELEMENTS)
     if not table.enabled:
         return out
@@ -120,9 +111,6 @@ def constants(table: OrbitTable) -> np.ndarray:
     rates = kepler.secular_rates(el) if table.j2 else (0.0, 0.0, kepler.mean_motion(el.a))
     out[[A, ECC, INCLINATION, RAAN, ARGP]] = el.a, el.e, el.i, el.raan, el.argp
     out[[RAAN_RATE, ARGP_RATE, MEAN_RATE]] = rates
-    angles = [el.raan, el.i, el.argp]
-    out[ANGLES : ANGLES + 6] = [f(x) for x in angles for f in (math.cos, math.sin)]
-    out[HALF_ANGLES : HALF_ANGLES + 4] = [f(0.5 * x) for x in angles[:2] for f in (math.cos, math.sin)]
     return out
 
 
@@ -140,36 +128,6 @@ def position(equipment, t, i):
 
 
 @jitable
-def angles(equipment, t):
-    """(cos Ω, sin Ω, cos i, sin i, cos ω, sin ω) of the orbit at episode time ``t`` (s):
-    the kept ones where Ω and ω do not drift."""
-    o = equipment.orbit
-    c = ANGLES
-    if o[RAAN_RATE] == 0.0:
-        node = (o[c], o[c + 1])
-    else:
-        raan = o[RAAN] + o[RAAN_RATE] * t
-        node = (np.cos(raan), np.sin(raan))
-    if o[ARGP_RATE] == 0.0:
-        perigee = (o[c + 4], o[c + 5])
-    else:
-        argp = o[ARGP] + o[ARGP_RATE] * t
-        perigee = (np.cos(argp), np.sin(argp))
-    return node[0], node[1], o[c + 2], o[c + 3], perigee[0], perigee[1]
-
-
-@jitable
-def half_node(equipment, t):
-    """(cos Ω/2, sin Ω/2) of the orbit at episode time ``t`` (s): the kept ones where Ω
-    does not drift."""
-    o = equipment.orbit
-    if o[RAAN_RATE] == 0.0:
-        return o[HALF_ANGLES], o[HALF_ANGLES + 1]
-    half = 0.5 * (o[RAAN] + o[RAAN_RATE] * t)
-    return np.cos(half), np.sin(half)
-
-
-@jitable
 def state(equipment, t, i):
     """Body i's position (m) and velocity (m/s), 3-tuples in the inertial frame, at its
     episode time ``t`` (s); the velocity of the osculating ellipse (with J2, without the
@@ -180,7 +138,9 @@ def state(equipment, t, i):
     mean_anomaly = equipment.anomaly[i] + o[MEAN_RATE] * t
     e = o[ECC]
     anomaly = mean_anomaly if e == 0.0 else kepler.eccentric_anomaly(mean_anomaly, e)
-    return kepler.state_in_plane(o[A], e, angles(equipment, t), anomaly, earth.MU)
+    return kepler.state_at(
+        o[A], e, o[INCLINATION], o[RAAN] + o[RAAN_RATE] * t, o[ARGP] + o[ARGP_RATE] * t, anomaly, earth.MU
+    )
 
 
 @jitable
@@ -201,9 +161,10 @@ def nadir_motion(equipment, t, i):
         half = 0.5 * E
         true_anomaly = 2.0 * np.arctan2(np.sqrt(1.0 + e) * np.sin(half), np.sqrt(1.0 - e) * np.cos(half))
         r = o[A] * (1.0 - e * np.cos(E))
+    raan, inclination = o[RAAN] + o[RAAN_RATE] * t, o[INCLINATION]
     u = o[ARGP] + o[ARGP_RATE] * t + true_anomaly
     u_rate = o[ARGP_RATE] + o[MEAN_RATE] * o[A] ** 2 * np.sqrt(1.0 - e * e) / (r * r)
-    cO, sO, ci, si, _, _ = angles(equipment, t)
+    cO, sO, ci, si = np.cos(raan), np.sin(raan), np.cos(inclination), np.sin(inclination)
     return u, u_rate, 3.0 * earth.MU / r**3, (cO, sO, 0.0), (-ci * sO, ci * cO, si)
 
 

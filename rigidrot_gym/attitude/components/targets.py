@@ -50,15 +50,19 @@ def _about_z(angle):
 
 
 @jitable
+def _about_x(angle):
+    return (np.cos(0.5 * angle), np.sin(0.5 * angle), 0.0, 0.0)
+
+
+@jitable
 def nadir(equipment, t, i):
     """Body i's LVLH frame at its episode time ``t`` (s): the target attitude q_T (4-tuple,
     LVLH to world) and its angular velocity ω_T (3-tuple, rad/s, world frame). Plain
     Python too, for an index array ``i`` (then tuples of arrays)."""
     o = equipment.orbit
     u, u_rate, _, node, across = orbit.nadir_motion(equipment, t, i)
-    c, s = orbit.half_node(equipment, t)
-    h = orbit.HALF_ANGLES + 2  # i/2's, kept (the inclination stays)
-    plane = qmul((c, 0.0, 0.0, s), (o[h], o[h + 1], 0.0, 0.0))
+    raan = o[orbit.RAAN] + o[orbit.RAAN_RATE] * t
+    plane = qmul(_about_z(raan), _about_x(o[orbit.INCLINATION]))
     target = qmul(plane, qmul(_about_z(u), _LVLH))
     rate = vec.axpy(u_rate, vec.cross(node, across), (0.0, 0.0, o[orbit.RAAN_RATE]))
     return target, rate

@@ -196,18 +196,7 @@ def state(a, e, i, raan, argp, M, mu):
 @jitable
 def state_at(a, e, i, raan, argp, E, mu):
     """Position (m) and velocity (m/s) as :func:`state`, at the eccentric anomaly E (rad):
-    the anomaly of a circular orbit is its mean anomaly, which spares Kepler's equation
-    (:func:`state_in_plane` with the cosines and sines of Ω, i and ω).
-    """
-    angles = (np.cos(raan), np.sin(raan), np.cos(i), np.sin(i), np.cos(argp), np.sin(argp))
-    return state_in_plane(a, e, angles, E, mu)
-
-
-@jitable
-def state_in_plane(a, e, angles, E, mu):
-    """Position (m) and velocity (m/s) as :func:`state_at`, the orientation of the orbit
-    given by ``angles``, the cosines and sines (cos Ω, sin Ω, cos i, sin i, cos ω, sin ω):
-    a caller whose Ω, i and ω stay constant computes them once.
+    the anomaly of a circular orbit is its mean anomaly, which spares Kepler's equation.
 
     In the perifocal frame (x to the perigee, z along the angular momentum) r = a (cos E − e,
     √(1 − e²) sin E, 0) and v = (√(μa)/|r|) (−sin E, √(1 − e²) cos E, 0); the perifocal axes P
@@ -220,7 +209,9 @@ def state_in_plane(a, e, angles, E, mu):
     # |r| = a (1 − e cos E) ≥ a (1 − e) > 0: the division is always defined.
     speed = np.sqrt(mu * a) / (a * (1.0 - e * cE))
     vx, vy = -speed * sE, speed * b * cE
-    cO, sO, ci, si, cw, sw = angles
+    cO, sO = np.cos(raan), np.sin(raan)
+    ci, si = np.cos(i), np.sin(i)
+    cw, sw = np.cos(argp), np.sin(argp)
     p = (cO * cw - sO * sw * ci, sO * cw + cO * sw * ci, sw * si)
     q = (-cO * sw - sO * cw * ci, -sO * sw + cO * cw * ci, cw * si)
     r = (x * p[0] + y * q[0], x * p[1] + y * q[1], x * p[2] + y * q[2])
