@@ -9,6 +9,10 @@ all of them out, the inner loop of a change to the core (``python3 dev.py test -
 ``-m`` selects as usual (``-m engines``). Every run writes each test's seconds (set-up,
 call and tear-down) to ``outputs/test-durations.csv``, slowest first.
 
+The summary counts the package's numba kernels the run's processes compiled (not loaded
+from the cache) and names any compiled by more than one of them (numba_compat's compile
+lock leaves none).
+
 A run leaves nothing behind. It has a temp folder of its own, ``rigidrot-tests-*``,
 removed at its end: ``tempfile.tempdir`` in this process, and ``TMPDIR`` and ``RAY_TMPDIR``
 for the pytest-xdist workers and every subprocess, so that pytest's ``tmp_path``, the
@@ -28,6 +32,7 @@ demand:
 from __future__ import annotations
 
 import csv
+import hashlib
 import os
 import shutil
 import tempfile
@@ -37,6 +42,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from numba.core import event
 
 # Ray resolves 127.0.0.1 to the machine's outward address unless told that clusters are
 # local only; read when ray is first imported, so set before any test imports it.
@@ -134,12 +140,56 @@ class _Run:
 
 _RUN = pytest.StashKey[_Run]()
 _LEFT = pytest.StashKey[list[str]]()
+_COMPILED = pytest.StashKey[tuple[int, int, list[str]]]()
+# Where each process of the run lists the package's kernels it compiled (not those it
+# loaded from numba's cache), one file per process in the run's folder: the run reports
+# how many, and any compiled by more than one process (numba_compat's lock leaves none).
+_COMPILES = "compiled-kernels"
+
+
+class _CompileRecorder(event.Listener):
+    """A listener to numba's compile events: each cached kernel of the package this
+    process compiles, by numba's key of its cache entry (the lock's), into its file."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # the functions a kernel calls compile inside its event
+
+    def on_start(self, ev) -> None:
+        self.depth += 1
+        dispatcher = ev.data["dispatcher"]
+        module = getattr(dispatcher.py_func, "__module__", "") or ""
+        index_key = getattr(getattr(dispatcher, "_cache", None), "_index_key", None)
+        if self.depth > 1 or not module.startswith("rigidrot_gym") or index_key is None:
+            return
+        key = repr(index_key(ev.data["args"], dispatcher.targetctx.codegen())).encode()
+        folder = Path(tempfile.gettempdir()) / _COMPILES
+        folder.mkdir(exist_ok=True)
+        with (folder / f"{os.getpid()}.txt").open("a") as f:
+            f.write(f"{hashlib.sha256(key).hexdigest()[:16]} {dispatcher.py_func.__qualname__}\n")
+
+    def on_end(self, ev) -> None:
+        self.depth -= 1
+
+
+def _compiled(folder: str) -> tuple[int, int, list[str]]:
+    """The kernels the run's processes compiled: how many, in how many processes, and those
+    compiled by more than one."""
+    by_key: dict[str, set[str]] = defaultdict(set)
+    names: dict[str, str] = {}
+    files = list((Path(folder) / _COMPILES).glob("*.txt"))
+    for path in files:
+        for line in path.read_text().splitlines():
+            key, name = line.split(" ", 1)
+            by_key[key].add(path.stem)
+            names[key] = name
+    return len(by_key), len(files), sorted(names[k] for k, pids in by_key.items() if len(pids) > 1)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         # A pytest-xdist worker: its environment holds the run's folder.
         tempfile.tempdir = os.environ["TMPDIR"]
+    event.register("numba:compile", _CompileRecorder())
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -205,6 +255,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             for nodeid, seconds in sorted(_seconds.items(), key=lambda kv: -kv[1]):
                 writer.writerow([nodeid, f"{seconds:.3f}"])
     run = session.config.stash.get(_RUN, None)
+    if run is not None:
+        session.config.stash[_COMPILED] = _compiled(run.folder)
     left = run.finish() if run is not None else []
     if left:
         session.config.stash[_LEFT] = left
@@ -222,6 +274,13 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
             terminalreporter.write_line(f"{seconds:8.1f}  {module}")
         total = sum(by_module.values())
         terminalreporter.write_line(f"{total:8.1f}  in all; every test's: {DURATIONS}")
+    compiled = config.stash.get(_COMPILED, None)
+    if compiled is not None and compiled[0]:
+        kernels, processes, twice = compiled
+        terminalreporter.write_line(
+            f"numba kernels of the package compiled in this run: {kernels}, in {processes} processes; "
+            f"compiled by more than one process: {len(twice)}" + (f" ({', '.join(twice)})" if twice else "")
+        )
     left = config.stash.get(_LEFT, [])
     if left:
         # The run fails for them (pytest's last line counts only tests).
