@@ -20,6 +20,7 @@ from pathlib import Path
 import numba
 import numba.core.caching
 import pytest
+from compilations import COUNT_COMPILATIONS
 
 from rigidrot_gym.physics.plumbing import numba_compat
 
@@ -207,16 +208,10 @@ def test_two_processes_saving_at_once_never_point_a_kernel_at_anothers_code(tmp_
 
 # Waits for the parent's word, then runs a real integrator kernel; prints the qualified
 # names of the kernels it compiled (not those it loaded from the cache) and the result.
-RACER = """
+RACER = (
+    COUNT_COMPILATIONS
+    + """
 import json, os, sys, time
-from numba.core import event
-compiled = []
-class Listener(event.Listener):
-    def on_start(self, ev):
-        compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-    def on_end(self, ev):
-        pass
-event.register("numba:compile", Listener())
 from rigidrot_gym.physics import propagate
 ready, go = sys.argv[1:3]
 open(ready, "w").close()
@@ -225,6 +220,7 @@ while not os.path.exists(go):
 q = propagate([1, 0, 0, 0], [0, 0, 2.0], [1, 2, 3], 0.25, 4, method="rk4").q[-1].tolist()
 print(json.dumps({"compiled": compiled, "q": q}))
 """
+)
 
 
 @pytest.mark.slow
