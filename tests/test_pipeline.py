@@ -395,6 +395,7 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         field_model=_zeros("field_model"),
         wheel_model=_zeros("wheel_model"),
         sun_model=_zeros("sun_model"),
+        sun_steps=np.zeros((0, 3)),
         rods_off=0,
         gyro=np.zeros((0, 9)),
         gyro_model=_zeros("gyro_model"),
