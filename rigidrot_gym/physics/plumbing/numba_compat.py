@@ -400,16 +400,15 @@ class _CompileLock:
         self.fd: int | None = fd
 
     @classmethod
-    def acquire(cls, path: Path, wait: float | None = None) -> _CompileLock | None:
+    def acquire(cls, path: Path) -> _CompileLock | None:
         """The lock on ``path``, once no other process holds it; None where the file cannot
-        be opened (a read-only cache) or after ``wait`` seconds (default
-        :data:`COMPILE_WAIT`: a process that hangs holding it delays the others that
-        long, no longer)."""
+        be opened (a read-only cache) or after :data:`COMPILE_WAIT` seconds (a process that
+        hangs holding it delays the others that long, no longer)."""
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError:
             return None
-        deadline = time.monotonic() + (COMPILE_WAIT if wait is None else wait)
+        deadline = time.monotonic() + COMPILE_WAIT
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
