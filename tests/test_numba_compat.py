@@ -90,21 +90,6 @@ with warnings.catch_warnings(record=True) as caught:
     no_wrapper = [d.targetoptions.get("no_cfunc_wrapper", False) for d in compiled]
     unwrapped = [value, bool(no_wrapper) and all(no_wrapper)]
 
-    def thrice(x):
-        return 3.0 * x
-
-    # A function of the package, by its module: its own library gets no machine code.
-    thrice.__module__ = "rigidrot_gym.kernels_only_probe"
-    jitable(thrice)
-    tripled = njit(lambda x: thrice(x) + 1.0)
-    kernels_only = [tripled(2.0)]
-    (template,) = cpu_target.typing_context.resolve_value_type(thrice).templates
-    ((callee, _),) = template._impl_cache.values()
-    engine = cpu_target.target_context.codegen()._engine
-    for compiled in (callee, tripled):
-        (result,) = compiled.overloads.values()
-        kernels_only.append(engine.is_symbol_defined(result.fndesc.mangled_name))
-
     def increment(x):
         return x + 1.0
 
@@ -119,7 +104,6 @@ print(json.dumps({
     "uncounted": uncounted,
     "unwrapped": unwrapped,
     "wide": wide,
-    "kernels_only": kernels_only,
     "lost": numba_compat.lost(),
     "warnings": [str(w.message) for w in caught if w.category is numba_compat.NumbaCompatWarning],
     "renamed": renamed,
@@ -182,8 +166,6 @@ INTERNALS = [
     _name("numba.core.cpu.CPUTargetOptions._nrt", numba_compat.UNCOUNTED),
     _name("numba.core.cpu.CPUTargetOptions.no_cfunc_wrapper", numba_compat.UNWRAPPED),
     _name("numba.core.cpu.CPUContext.post_lowering", numba_compat.WIDTH),
-    _name("numba.core.codegen.JITCPUCodegen._add_module", numba_compat.KERNELS_ONLY),
-    _name("numba.core.itanium_mangler.prepend_namespace", numba_compat.KERNELS_ONLY),
     _name("llvmlite.ir.FunctionAttributes", numba_compat.WIDTH, ("llvmlite.ir",)),
     # A release that printed only the attributes it knows would drop the package's.
     _rename(
@@ -224,7 +206,6 @@ def test_untouched_numba_leaves_every_feature_in(untouched):
     assert report["uncounted"] == [2.0, True]
     assert report["unwrapped"] == [7.0, True]
     assert report["wide"] == [2.0, True]
-    assert report["kernels_only"] == [7.0, False, True]
     assert stderr.count(COMPILE_NOTICE) == 1
     assert any(cache.rglob("*.nbi"))
 
@@ -247,10 +228,6 @@ def test_a_renamed_internal_loses_its_feature_alone(untouched, tmp_path, interna
     assert report["unwrapped"] == [7.0, feature != numba_compat.UNWRAPPED]
     # the package's functions prefer LLVM's vector width for the CPU where the feature is lost
     assert report["wide"] == [2.0, feature not in (numba_compat.WIDTH, numba_compat.EVENTS)]
-    # The functions a kernel calls get machine code of their own where the feature is lost,
-    # and where they have a C wrapper (which C code could call).
-    own = feature in (numba_compat.KERNELS_ONLY, numba_compat.UNWRAPPED)
-    assert report["kernels_only"] == [7.0, own, True]
     # Cached by numba's plain cache where the package's is lost; not at all without distinct
     # symbols, where a kernel loaded from the cache might run another's code.
     assert any(tmp_path.rglob("*.nbi")) == (feature != numba_compat.SYMBOLS)

@@ -1,6 +1,6 @@
 """Every use this package makes of numba's and llvmlite's private or undocumented internals.
 
-Nine features of :mod:`rigidrot_gym.physics.plumbing.jit` rest on names that numba and llvmlite do
+Eight features of :mod:`rigidrot_gym.physics.plumbing.jit` rest on names that numba and llvmlite do
 not promise to keep:
 
 * distinct symbols (``numba.core.bytecode.FunctionIdentity._unique_ids``): numba names each
@@ -81,7 +81,6 @@ DIRECT = "direct calls"
 UNCOUNTED = "uncounted kernels"
 UNWRAPPED = "no C wrappers"
 WIDTH = "full vector width"
-KERNELS_ONLY = "machine code for kernels only"
 
 # LLVM's inline threshold while numba compiles a kernel of the package, and LLVM's own at
 # -O3 after: the option is process-wide, and other code's compilation is left as it was. At
@@ -157,11 +156,6 @@ _LOSSES = {
         "they compile at the vector width LLVM prefers for the CPU: 256 bits on Intel CPUs "
         "with AVX-512, where the vector env steps about 1.3× slower"
     ),
-    KERNELS_ONLY: (
-        "every function a kernel calls is also compiled to machine code that nothing runs: an "
-        "env's first use compiles about 20 % longer (NadirPoint-v0 30.4 s instead of 24.8 on a "
-        "2-core Intel Xeon)"
-    ),
 }
 
 # The longest a process waits for another that compiles the same kernel, then compiles it
@@ -200,7 +194,6 @@ def activate(package: Package) -> None:
     each one left out."""
     _install_unique_symbols()
     _install_cache(package)
-    _install_kernels_only(package)
     listener = _install_listener(package, inline=_inlining_available())
     if listener is not None:
         _install_vector_width(listener)
@@ -208,8 +201,8 @@ def activate(package: Package) -> None:
 
 def lost() -> dict[str, tuple[str, ...]]:
     """The features left out in this process (:data:`SYMBOLS`, :data:`CACHE`, :data:`EVENTS`,
-    :data:`INLINING`, :data:`DIRECT`, :data:`UNCOUNTED`, :data:`UNWRAPPED`, :data:`WIDTH`,
-    :data:`KERNELS_ONLY`), each with the internals it missed."""
+    :data:`INLINING`, :data:`DIRECT`, :data:`UNCOUNTED`, :data:`UNWRAPPED`, :data:`WIDTH`), each
+    with the internals it missed."""
     return dict(_lost)
 
 
@@ -316,57 +309,6 @@ def _install_unique_symbols() -> None:
     identity = _module("numba.core.bytecode").FunctionIdentity
     if not isinstance(identity._unique_ids, _RandomIds):
         identity._unique_ids = _RandomIds()
-
-
-# Machine code for kernels only.
-
-
-def _install_kernels_only(package: Package) -> None:
-    missing = _missing("numba.core.codegen", ["JITCPUCodegen._add_module"]) + _missing(
-        "numba.core.itanium_mangler", ["mangle_identifier", "prepend_namespace"]
-    )
-    if missing:
-        _lose(KERNELS_ONLY, missing)
-        return
-    codegen = _module("numba.core.codegen").JITCPUCodegen
-    if getattr(codegen._add_module, "kernels_only", False):
-        return
-    mangler = _module("numba.core.itanium_mangler")
-    ours = "_ZN" + mangler.mangle_identifier(package.root.name)
-    probe = "_ZN" + mangler.mangle_identifier("probe") + "E"
-    wrapped = (mangler.prepend_namespace(probe, ns="cpython").removesuffix(probe[3:]), "cfunc.")
-    plain = codegen._add_module
-
-    def _add_module(self, module) -> None:
-        plain(self, _for_the_jit(module, ours, wrapped))
-
-    _add_module.kernels_only = True
-    codegen._add_module = _add_module
-
-
-def _for_the_jit(module, ours: str, wrapped: tuple[str, ...]):
-    """What of the finalised LLVM ``module`` (llvmlite.binding) goes to numba's JIT: where it
-    defines a function of the package (its mangled name begins with ``ours``) and no
-    wrapper that Python or C code calls (names beginning with ``wrapped``), nor refers to a
-    function compiled later (numba's ``.numba.unresolved$`` globals, for recursion), a new
-    module with its global variables alone; ``module`` itself otherwise, or where its
-    globals do not stand alone (an initialiser that names a function)."""
-    defined = [function.name for function in module.functions if not function.is_declaration]
-    if not any(name.startswith(ours) for name in defined) or any(
-        name.startswith(wrapped) for name in defined
-    ):
-        return module
-    variables = list(module.global_variables)
-    if any(variable.name.startswith(".numba.unresolved$") for variable in variables):
-        return module
-    text = [f'target triple = "{module.triple}"', f'target datalayout = "{module.data_layout}"']
-    text += [str(variable) for variable in variables]
-    try:
-        alone = _module("llvmlite.binding").parse_assembly("\n".join(text))
-    except RuntimeError:
-        return module
-    alone.name = module.name
-    return alone
 
 
 # The package's cache.
