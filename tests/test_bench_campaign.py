@@ -158,9 +158,11 @@ def test_a_damaged_shard_is_named_in_a_warning_and_run_again(tmp_path, damage):
 
 def test_a_shard_is_reused_only_for_the_same_numbers(tmp_path, monkeypatch):
     """The key holds what decides a block's numbers: the scenario's content (not its id or
-    file), the policy, the integrator, the scale, the seeds and the package version."""
+    file), the policy, the integrator, the scale, the seeds, the package version and its
+    code (a built-in controller's code changes between versions too)."""
     import rigidrot_gym
     from rigidrot_gym.attitude.scenario import find
+    from rigidrot_gym.physics.plumbing import jit
 
     reorient = find("RigidRot/Reorient-v0")
     text = Path(reorient.source).read_text()
@@ -183,6 +185,22 @@ def test_a_shard_is_reused_only_for_the_same_numbers(tmp_path, monkeypatch):
     ]
     monkeypatch.setattr(rigidrot_gym, "__version__", "9.9.9")
     others.append(key())
+    monkeypatch.undo()
+    assert key() == base
+    # An edit of the package's code: a source file added to the digest, then edited.
+    edited = tmp_path / "edited_module.py"
+    edited.write_text("GAIN = 1.0\n")
+    monkeypatch.setattr(jit, "_ALSO", [edited])
+    try:
+        jit.source_digest.cache_clear()
+        others.append(key())
+        edited.write_text("GAIN = 2.0\n")
+        jit.source_digest.cache_clear()
+        others.append(key())
+    finally:
+        monkeypatch.undo()
+        jit.source_digest.cache_clear()
+    assert key() == base
     assert base not in others and len(set(others)) == len(others)
 
 

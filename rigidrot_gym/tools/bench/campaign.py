@@ -8,8 +8,8 @@ read back bit for bit), for a block with a trace ``<task key>.npz``, and last
 each file. Every file is written under a temporary name then renamed (atomic on POSIX),
 the manifest last: a shard with a manifest is complete. The key
 (:attr:`~rigidrot_gym.tools.bench.control.Task.key`) holds the digest of everything that
-decides the block's numbers, so an edited scenario, another policy, integrator or
-package version never finds an old shard.
+decides the block's numbers, so an edited scenario, another policy, integrator,
+package version or edit of the package's code never finds an old shard.
 
 A failed block (a policy that failed in its task: :attr:`~rigidrot_gym.tools.bench.control.Block.failure`)
 is handed back but not stored: a resumed campaign runs its task again.

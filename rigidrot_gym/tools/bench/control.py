@@ -64,6 +64,7 @@ from rigidrot_gym.attitude.components import magnetic_field, thrusters
 from rigidrot_gym.attitude.scenario import Scenario, find
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.physics.plumbing import validation
+from rigidrot_gym.physics.plumbing.jit import source_digest
 from rigidrot_gym.tools.bench.policies import PolicyError, policy_for, why_left_out
 from rigidrot_gym.tools.report import markdown_table, write_results
 
@@ -161,9 +162,11 @@ class Task:
         """A file name unique to everything that decides the block's numbers: the policy
         and its source (a controller's name, an agent's bytes), the scenario's content
         (:meth:`~rigidrot_gym.attitude.scenario.Scenario.digest`, not its id or file
-        name), the integrator, the inertia scale, the seeds, the trace, and the package
-        version (whose code computes them). A resumed campaign reuses a stored block only
-        under the same key."""
+        name), the integrator, the inertia scale, the seeds, the trace, and the code that
+        computes them: the package version and the digest of the package's source
+        (:func:`~rigidrot_gym.physics.plumbing.jit.source_digest`, which its kernels are
+        stamped with), so that an edit between releases (a controller's, an env's) finds no
+        old block. A resumed campaign reuses a stored block only under the same key."""
         content = (
             self.policy,
             self.source,
@@ -173,6 +176,7 @@ class Task:
             self.seeds,
             self.trace,
             rigidrot_gym.__version__,
+            source_digest().hex(),
         )
         slug = re.sub(r"[^A-Za-z0-9.-]+", "_", f"{self.policy}_{self.scenario}_{self.integrator}")
         digest = hashlib.sha256(repr(content).encode()).hexdigest()[:16]
