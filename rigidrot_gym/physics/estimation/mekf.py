@@ -102,52 +102,39 @@ def predict(q, bias, p, reading, dt, arw, rrw, phi, scratch):
     returns q̂⁺ (4-tuple); P (``p``, n × n) is updated in place, with ``phi`` and
     ``scratch`` (n × n) its work. States after the sixth (a sensor's constant bias) have
     Φ = I and no process noise."""
-    if p.shape[0] == STATES:
-        return _predict_six(q, bias, p, reading, dt, arw, rrw, phi, scratch)
-    return _predict_any(q, bias, p, reading, dt, arw, rrw, phi, scratch)
-
-
-def _predictor(size: int):
-    """:func:`predict`'s arithmetic for P of ``size`` × ``size``, or of P's own size where
-    ``size`` is 0: see :func:`_corrector`."""
-
-    @jitable
-    def predicted(q, bias, p, reading, dt, arw, rrw, phi, scratch):
-        n = size if size else p.shape[0]
-        rate = vec.sub(reading, bias)
-        transition(rate, dt, phi)
-        # Φ P and (Φ P) Φᵀ over Φ's non-zero entries alone (Φ₂₁ = 0, Φ = I after the third
-        # row), in the order of the full sums: the terms left out are exact zeros, and a
-        # product by Φ's ones is exact, so that P⁺ is bit for bit the full product's.
-        for i in range(3):
-            for j in range(n):
-                total = 0.0
+    n = p.shape[0]
+    rate = vec.sub(reading, bias)
+    transition(rate, dt, phi)
+    # Φ P and (Φ P) Φᵀ over Φ's non-zero entries alone (Φ₂₁ = 0, Φ = I after the third
+    # row), in the order of the full sums: the terms left out are exact zeros, and a
+    # product by Φ's ones is exact, so that P⁺ is bit for bit the full product's.
+    for i in range(3):
+        for j in range(n):
+            total = 0.0
+            for k in range(STATES):
+                total += phi[i, k] * p[k, j]
+            scratch[i, j] = total
+    for i in range(3, n):
+        for j in range(n):
+            scratch[i, j] = 0.0 + p[i, j]
+    angle = arw * arw * dt + rrw * rrw * dt**3 / 3.0
+    cross = -0.5 * rrw * rrw * dt * dt
+    drift = rrw * rrw * dt
+    for i in range(n):
+        for j in range(i, n):
+            total = 0.0
+            if j < 3:
                 for k in range(STATES):
-                    total += phi[i, k] * p[k, j]
-                scratch[i, j] = total
-        for i in range(3, n):
-            for j in range(n):
-                scratch[i, j] = 0.0 + p[i, j]
-        angle = arw * arw * dt + rrw * rrw * dt**3 / 3.0
-        cross = -0.5 * rrw * rrw * dt * dt
-        drift = rrw * rrw * dt
-        for i in range(n):
-            for j in range(i, n):
-                total = 0.0
-                if j < 3:
-                    for k in range(STATES):
-                        total += scratch[i, k] * phi[j, k]
-                else:
-                    total += scratch[i, j]
-                if i == j and i < STATES:
-                    total += angle if i < 3 else drift
-                elif j == i + 3 and i < 3:
-                    total += cross
-                p[i, j] = total
-                p[j, i] = total
-        return qnormalize(qmul(q, qexp(vec.scale(0.5 * dt, rate))))
-
-    return predicted
+                    total += scratch[i, k] * phi[j, k]
+            else:
+                total += scratch[i, j]
+            if i == j and i < STATES:
+                total += angle if i < 3 else drift
+            elif j == i + 3 and i < 3:
+                total += cross
+            p[i, j] = total
+            p[j, i] = total
+    return qnormalize(qmul(q, qexp(vec.scale(0.5 * dt, rate))))
 
 
 @jitable
@@ -158,102 +145,80 @@ def correct(q, bias, p, z, h, r, work, dx):
     the sixth the caller adds to its own states; P (``p``, n × n) is updated in place,
     ``work`` (3, n, n) is its scratch (the caller's: an allocation per call would cost
     more than the arithmetic)."""
-    if p.shape[0] == STATES:
-        return _correct_six(q, bias, p, z, h, r, work, dx)
-    return _correct_any(q, bias, p, z, h, r, work, dx)
-
-
-def _corrector(size: int):
-    """:func:`correct`'s arithmetic for P of ``size`` × ``size``, or of P's own size where
-    ``size`` is 0. Compiled with the size a constant, the loops over the states unroll:
-    the same operations in the same order (the same bits), in less time (a correction of
-    the six states 224 ns instead of 290 alone, 1024 calls, a 2-core Intel Xeon)."""
-
-    @jitable
-    def corrected(q, bias, p, z, h, r, work, dx):
-        n = size if size else p.shape[0]
-        gain, scratch, a_mat = work[0], work[1], work[2]
-        # H's bias columns (3-5) are zero, so A = I − K H is the identity there and K R Kᵀ has
-        # R's zeros: the sums below leave those terms out, in the order of the full sums, which
-        # is exact (a zero term adds nothing, a product by one is exact), so that P is bit for
-        # bit the full products'.
-        # P Hᵀ into scratch's first three columns, then S = H P Hᵀ + R, inverted by its cofactors.
-        for i in range(n):
-            for j in range(3):
-                total = 0.0
-                for k in range(3):
-                    total += p[i, k] * h[j, k]
-                for k in range(STATES, n):
-                    total += p[i, k] * h[j, k]
-                scratch[i, j] = total
-        s = work[0, :3, 3:6]
-        for i in range(3):
-            for j in range(3):
-                total = r[i, j]
-                for k in range(3):
-                    total += h[i, k] * scratch[k, j]
-                for k in range(STATES, n):
-                    total += h[i, k] * scratch[k, j]
-                s[i, j] = total
-        a, b, c = s[0, 0], s[0, 1], s[0, 2]
-        d, e, f = s[1, 0], s[1, 1], s[1, 2]
-        g, k_, m = s[2, 0], s[2, 1], s[2, 2]
-        det = a * (e * m - f * k_) - b * (d * m - f * g) + c * (d * k_ - e * g)
-        inverse = (
-            ((e * m - f * k_) / det, (c * k_ - b * m) / det, (b * f - c * e) / det),
-            ((f * g - d * m) / det, (a * m - c * g) / det, (c * d - a * f) / det),
-            ((d * k_ - e * g) / det, (b * g - a * k_) / det, (a * e - b * d) / det),
-        )
-        for i in range(n):
-            for j in range(3):
-                gain[i, j] = (
-                    scratch[i, 0] * inverse[0][j]
-                    + scratch[i, 1] * inverse[1][j]
-                    + scratch[i, 2] * inverse[2][j]
+    n = p.shape[0]
+    gain, scratch, a_mat = work[0], work[1], work[2]
+    # H's bias columns (3-5) are zero, so A = I − K H is the identity there and K R Kᵀ has
+    # R's zeros: the sums below leave those terms out, in the order of the full sums, which
+    # is exact (a zero term adds nothing, a product by one is exact), so that P is bit for
+    # bit the full products'.
+    # P Hᵀ into scratch's first three columns, then S = H P Hᵀ + R, inverted by its cofactors.
+    for i in range(n):
+        for j in range(3):
+            total = 0.0
+            for k in range(3):
+                total += p[i, k] * h[j, k]
+            for k in range(STATES, n):
+                total += p[i, k] * h[j, k]
+            scratch[i, j] = total
+    s = work[0, :3, 3:6]
+    for i in range(3):
+        for j in range(3):
+            total = r[i, j]
+            for k in range(3):
+                total += h[i, k] * scratch[k, j]
+            for k in range(STATES, n):
+                total += h[i, k] * scratch[k, j]
+            s[i, j] = total
+    a, b, c = s[0, 0], s[0, 1], s[0, 2]
+    d, e, f = s[1, 0], s[1, 1], s[1, 2]
+    g, k_, m = s[2, 0], s[2, 1], s[2, 2]
+    det = a * (e * m - f * k_) - b * (d * m - f * g) + c * (d * k_ - e * g)
+    inverse = (
+        ((e * m - f * k_) / det, (c * k_ - b * m) / det, (b * f - c * e) / det),
+        ((f * g - d * m) / det, (a * m - c * g) / det, (c * d - a * f) / det),
+        ((d * k_ - e * g) / det, (b * g - a * k_) / det, (a * e - b * d) / det),
+    )
+    for i in range(n):
+        for j in range(3):
+            gain[i, j] = (
+                scratch[i, 0] * inverse[0][j] + scratch[i, 1] * inverse[1][j] + scratch[i, 2] * inverse[2][j]
+            )
+    for i in range(n):
+        dx[i] = gain[i, 0] * z[0] + gain[i, 1] * z[1] + gain[i, 2] * z[2]
+    # Joseph's form: A = I − K H, P ← A P Aᵀ + K R Kᵀ (A's bias columns are I's).
+    for i in range(n):
+        for j in range(n):
+            if j < 3 or j >= STATES:
+                a_mat[i, j] = (1.0 if i == j else 0.0) - (
+                    gain[i, 0] * h[0, j] + gain[i, 1] * h[1, j] + gain[i, 2] * h[2, j]
                 )
-        for i in range(n):
-            dx[i] = gain[i, 0] * z[0] + gain[i, 1] * z[1] + gain[i, 2] * z[2]
-        # Joseph's form: A = I − K H, P ← A P Aᵀ + K R Kᵀ (A's bias columns are I's).
-        for i in range(n):
-            for j in range(n):
-                if j < 3 or j >= STATES:
-                    a_mat[i, j] = (1.0 if i == j else 0.0) - (
-                        gain[i, 0] * h[0, j] + gain[i, 1] * h[1, j] + gain[i, 2] * h[2, j]
-                    )
-        for i in range(n):
-            for j in range(n):
-                total = 0.0
-                for k in range(3):
-                    total += a_mat[i, k] * p[k, j]
-                if 3 <= i < STATES:
-                    total += p[i, j]
-                for k in range(STATES, n):
-                    total += a_mat[i, k] * p[k, j]
-                scratch[i, j] = total
-        for i in range(n):
-            for j in range(i, n):
-                total = 0.0
-                for k in range(3):
-                    total += scratch[i, k] * a_mat[j, k]
-                if 3 <= j < STATES:
-                    total += scratch[i, j]
-                for k in range(STATES, n):
-                    total += scratch[i, k] * a_mat[j, k]
-                for k in range(3):
-                    for m_ in range(3):
-                        if r[k, m_] != 0.0:
-                            total += gain[i, k] * r[k, m_] * gain[j, m_]
-                p[i, j] = total
-                p[j, i] = total
-        q = qnormalize(qmul(q, qexp((0.5 * dx[0], 0.5 * dx[1], 0.5 * dx[2]))))
-        return q, (bias[0] + dx[3], bias[1] + dx[4], bias[2] + dx[5])
-
-    return corrected
-
-
-# The six states alone (no sensor's bias among them), and any number.
-_predict_six, _predict_any = _predictor(STATES), _predictor(0)
-_correct_six, _correct_any = _corrector(STATES), _corrector(0)
+    for i in range(n):
+        for j in range(n):
+            total = 0.0
+            for k in range(3):
+                total += a_mat[i, k] * p[k, j]
+            if 3 <= i < STATES:
+                total += p[i, j]
+            for k in range(STATES, n):
+                total += a_mat[i, k] * p[k, j]
+            scratch[i, j] = total
+    for i in range(n):
+        for j in range(i, n):
+            total = 0.0
+            for k in range(3):
+                total += scratch[i, k] * a_mat[j, k]
+            if 3 <= j < STATES:
+                total += scratch[i, j]
+            for k in range(STATES, n):
+                total += scratch[i, k] * a_mat[j, k]
+            for k in range(3):
+                for m_ in range(3):
+                    if r[k, m_] != 0.0:
+                        total += gain[i, k] * r[k, m_] * gain[j, m_]
+            p[i, j] = total
+            p[j, i] = total
+    q = qnormalize(qmul(q, qexp((0.5 * dx[0], 0.5 * dx[1], 0.5 * dx[2]))))
+    return q, (bias[0] + dx[3], bias[1] + dx[4], bias[2] + dx[5])
 
 
 @jitable
