@@ -24,7 +24,6 @@ import math
 import os
 import subprocess
 import sys
-import typing
 from pathlib import Path
 
 import gymnasium as gym
@@ -36,16 +35,6 @@ from numba import njit
 
 from rigidrot_gym.attitude import data, pipeline, starts
 from rigidrot_gym.attitude.components.evaluation import half_angle
-
-
-def _zeros(field: str) -> tuple:
-    """The model record of Equipment's ``field`` with every number zero."""
-    hints = typing.get_type_hints(data.RECORDS[field])
-    zeros = (
-        tuple(0.0 for _ in typing.get_args(h)) if typing.get_origin(h) is tuple else 0.0
-        for h in hints.values()
-    )
-    return data.RECORDS[field](*zeros)
 
 
 @njit(error_model="numpy")
@@ -343,6 +332,9 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
     """Bodies at random states and targets, principal frames turned or not, and the
     records of an observation (no step) of them."""
     from rigidrot_gym.attitude import data
+    from rigidrot_gym.attitude.actuators import Actuators
+    from rigidrot_gym.attitude.batch import features_of
+    from rigidrot_gym.attitude.components.declaration import Build
     from rigidrot_gym.attitude.env import resolve_scenario
     from rigidrot_gym.attitude.starts import start_law
     from rigidrot_gym.attitude.task import rules_of
@@ -367,70 +359,12 @@ def _records(n: int, rng: np.random.Generator, principal_axes: bool):
         hold=np.zeros(n, dtype=np.int64),
         sources=np.zeros((2, 0), dtype=np.uint64),
     )
-    equipment = data.Equipment(
-        keys=np.zeros(n, dtype=np.uint64),
-        bias=np.zeros((n, 3)),
-        disturbances=np.zeros((2, n, 3)),
-        pending=np.zeros((n, 0)),
-        wheel_momentum=np.zeros((n, 0)),
-        saturated=np.zeros(n, dtype=bool),
-        phase=np.zeros(n),
-        anomaly=np.zeros(n),
-        field=np.zeros((n, 3)),
-        target_rate=np.zeros((n, 3)),
-        sunlight=np.zeros((n, 4)),
-        axes=np.eye(3),
-        sign=1.0,
-        max_momentum=np.full(3, np.inf),
-        actuator_noise=0.0,
-        walk_std=0.0,
-        correlation_time=1.0,
-        attitude_noise=0.0,
-        rate_noise=0.0,
-        gravity_rate=0.0,
-        mean_motion=0.0,
-        phase_per_period=0.0,
-        end_on_saturation=0.0,
-        orbit=np.zeros(8),
-        field_model=_zeros("field_model"),
-        wheel_model=_zeros("wheel_model"),
-        sun_model=_zeros("sun_model"),
-        sun_steps=np.zeros((0, 3)),
-        rods_off=0,
-        gyro=np.zeros((0, 9)),
-        gyro_model=_zeros("gyro_model"),
-        tracker=np.zeros((0, 5)),
-        tracker_model=_zeros("tracker_model"),
-        estimate=np.zeros((0, 7)),
-        covariance=np.zeros((0, 6, 6)),
-        estimator_model=_zeros("estimator_model"),
-        magnetometer=np.zeros((0, 6)),
-        magnetometer_model=_zeros("magnetometer_model"),
-        sun_sensors=np.zeros((0, 0)),
-        sun_sensor_model=_zeros("sun_sensor_model"),
-        sun_sensor_normals=np.zeros((0, 3)),
-        # the thrusters', surfaces', sensor errors' and faults': no feature here reads them
-        **dict.fromkeys(
-            (
-                "thruster_model",
-                "thruster_torques",
-                "thruster_mapping",
-                "thruster_thrust",
-                "thruster_memory",
-                "thruster_on_times",
-                "propellant",
-                "facets",
-                "surface_model",
-                "gyro_errors",
-                "magnetometer_errors",
-                "sun_sensor_errors",
-                "fault_time",
-                "fault_actuator",
-                "fault_happened",
-                "fault_model",
-            )
-        ),
+    # Every component's state as the batch builds it (each declares its own), for the
+    # realism components the test switches on: inert on Reorient-v0, which sets none of them.
+    features = features_of(scenario)._replace(
+        rotated_frames=not principal_axes, disturbances=True, actuator_noise=True
     )
+    equipment = data.equipment_of(Build(scenario, n, Actuators.of(scenario), features))
     call = data.Period(
         action=np.zeros((n, 3), dtype=np.float32),
         waiting=np.zeros(n, dtype=bool),
