@@ -81,7 +81,7 @@ def surroundings(env, i: int) -> dict[str, np.ndarray | None]:
     from rigidrot_gym.attitude.components import orbit, sunlight
 
     batch, out = env.batch, {"sun": None, "nadir": None, "firing": None}
-    equipment = batch._equipment
+    equipment = batch.equipment
     if env.scenario.flight.enabled:
         t = float(batch.steps[i] * env.scenario.dt)
         out["sun"] = np.array(sunlight.sight(equipment, t, i)[0])

@@ -8,9 +8,14 @@ state and inertia from the principal-axes state the integrators carry.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from rigidrot_gym.physics.rotation import quaternion as quat
+
+if TYPE_CHECKING:
+    from rigidrot_gym.attitude.data import Equipment
 
 
 class BodyViews:
@@ -54,6 +59,13 @@ class BodyViews:
     def hold(self) -> np.ndarray:
         """(N,) int64 consecutive steps each body has been inside the tolerance (a view)."""
         return self._hold
+
+    @property
+    def equipment(self) -> Equipment:
+        """The realism components' per-body state and constants, a field per component's
+        :class:`~rigidrot_gym.attitude.components.declaration.State` (the batch's own
+        arrays, as the compiled period reads and writes them)."""
+        return self._equipment
 
     @property
     def wheel_momentum(self) -> np.ndarray:
