@@ -14,6 +14,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -204,6 +205,32 @@ def test_two_processes_saving_at_once_never_point_a_kernel_at_anothers_code(tmp_
     second.save("key of the second", ("code of the second",))
     loaded = first.load("key of the first")
     assert loaded == (("code of the first",) if keyed else ("code of the second",))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the index lock is fcntl's")
+def test_two_processes_saving_two_kernels_at_once_keep_both_entries(tmp_path):
+    # Two workers save two kernels of one function (two signatures, two closures) at once:
+    # the second saves its entry between the first's reading and writing the index. Without
+    # the index's lock the first writes the index it read, and the second's entry is lost
+    # (its kernel compiles again in the next process that needs it).
+    files = numba_compat._keyed_files(numba.core.caching.IndexDataCacheFile)
+    first, second = files(str(tmp_path), "kernel", "stamp"), files(str(tmp_path), "kernel", "stamp")
+    saver = threading.Thread(target=second.save, args=("key of the second", ("code of the second",)))
+    read = first._load_index
+
+    def read_then_let_the_second_save():
+        overloads = read()
+        if not saver.is_alive() and saver.ident is None:
+            saver.start()
+            saver.join(0.5)  # the second finishes meanwhile, unless the index is locked
+        return overloads
+
+    first._load_index = read_then_let_the_second_save
+    first.save("key of the first", ("code of the first",))
+    saver.join()
+    fresh = files(str(tmp_path), "kernel", "stamp")
+    assert fresh.load("key of the first") == ("code of the first",)
+    assert fresh.load("key of the second") == ("code of the second",)
 
 
 # Waits for the parent's word, then runs a real integrator kernel; prints the qualified

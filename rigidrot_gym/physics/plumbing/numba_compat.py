@@ -506,17 +506,25 @@ def _keyed_files(base: type) -> type:
     index one of them writes may then point its kernel's key at the file the other wrote
     last, another kernel's code, which later runs in its place, silently (seen here: an
     ``rkn`` run loading another method's step). Named by the key's hash, two keys never share
-    a file; a race can only lose an index entry, which compiles the kernel again."""
+    a file. The index is read, added to and written holding a lock beside it: two processes
+    saving two kernels of one function at once would otherwise each write the index they
+    read, the last dropping the other's entry, and that kernel would compile again."""
 
     class KeyedFiles(base):
         def save(self, key, data):
             digest = hashlib.sha256(self._dump(key)).digest()
             name = self._data_name(int.from_bytes(digest[:8], "big"))
             self._save_data(name, data)  # before the index points at it
-            overloads = self._load_index()
-            if overloads.get(key) != name:
-                overloads[key] = name
-                self._save_index(overloads)
+            index = getattr(self, "_index_path", None)
+            lock = None if fcntl is None or index is None else _CompileLock.acquire(Path(f"{index}.lock"))
+            try:
+                overloads = self._load_index()
+                if overloads.get(key) != name:
+                    overloads[key] = name
+                    self._save_index(overloads)
+            finally:
+                if lock is not None:
+                    lock.release()
 
     KeyedFiles.__name__ = f"Keyed{base.__name__}"
     return KeyedFiles
