@@ -50,7 +50,12 @@ def shares(env_id: str, iterations: int, spent: dict[str, list[float]]) -> dict[
     """Seconds per iteration (median over all but the first) of each part of :data:`PARTS`
     (``rollout`` without the env's steps) for ``env_id``, and the env-steps per iteration."""
     hyperparameters = train.hyperparameter_folder() / "ppo.yml"
-    chosen = yaml.safe_load(hyperparameters.read_text())[env_id]
+    table = yaml.safe_load(hyperparameters.read_text())
+    if env_id not in table:
+        raise ValueError(
+            f"ids: {env_id!r} has no PPO hyperparameters in {hyperparameters}; ids with them: {sorted(table)}"
+        )
+    chosen = table[env_id]
     per_iteration = int(chosen["n_envs"]) * int(chosen["n_steps"])
     spent.clear()
     with tempfile.TemporaryDirectory() as folder:
