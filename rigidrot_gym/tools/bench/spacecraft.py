@@ -101,31 +101,33 @@ def _task_steps(scenario: Scenario, seconds: float) -> int:
     return steps
 
 
-def basilisk_spacecraft(
+@dataclass
+class _Flight:
+    """A Basilisk simulation of a scenario's magnetic spacecraft (hub, gravity, turning
+    Earth, field, rods), not yet initialised: :func:`_magnetic_flight` builds it, a caller
+    adds effectors and models and runs it with :func:`_execute`."""
+
+    sim: object
+    craft: object
+    ephemeris: object
+    field: object
+    torquers: object
+    gravity: object  # the Earth's gravity body (its planet name, μ)
+    keep: list  # what Basilisk reads through pointers: it must outlive the run
+    step_ns: int
+
+
+def _magnetic_flight(
     scenario: Scenario,
     q0: np.ndarray,
     omega0: np.ndarray,
     anomaly: float,
     dipole: np.ndarray,
-    seconds: float,
-) -> tuple[float, np.ndarray, np.ndarray]:
-    """Basilisk simulating ``scenario``'s spacecraft for ``seconds`` from attitude ``q0``
-    (scalar-first, body to world), body rates ``omega0`` (rad/s) and the orbit's mean
-    anomaly ``anomaly`` (rad) at the epoch, its rods holding the constant body-frame
-    ``dipole`` (A·m², clipped by Basilisk to the scenario's limits), as the module's
-    docstring describes.
-
-    Returns:
-        The wall-clock seconds of ``ExecuteSimulation`` alone, the final attitude q
-        (scalar-first, body to world; either sign) and the final body rates (rad/s).
-
-    Raises:
-        ValueError: for a scenario without orbit, field or magnetorquers, or with J₂, or a
-            ``seconds`` that is not a positive multiple of the sub-step.
-        gymnasium.error.DependencyNotInstalled: without Basilisk.
-    """
-    _check(scenario)
-    steps = _task_steps(scenario, seconds)
+    hub_inertia: np.ndarray,
+) -> _Flight:
+    """The module docstring's Basilisk set-up of ``scenario``'s spacecraft, its hub of
+    inertia ``hub_inertia`` (kg·m²) from attitude ``q0``, body rates ``omega0`` and mean
+    anomaly ``anomaly``, its rods holding ``dipole`` (A·m²); the models not yet in a task."""
     import_basilisk()
     from Basilisk.architecture import messaging
     from Basilisk.simulation import (
@@ -162,7 +164,7 @@ def basilisk_spacecraft(
     craft = spacecraft.Spacecraft()
     # The hub's mass stays Basilisk's default: with its centre of mass at B and point-mass
     # gravity it enters neither the orbit nor the attitude.
-    craft.hub.IHubPntBc_B = np.asarray(scenario.inertia, dtype=float).tolist()
+    craft.hub.IHubPntBc_B = np.asarray(hub_inertia, dtype=float).tolist()
     craft.hub.sigma_BNInit = np.reshape(RigidBodyKinematics.EP2MRP(np.asarray(q0, float)), (3, 1)).tolist()
     craft.hub.omega_BN_BInit = np.reshape(np.asarray(omega0, float), (3, 1)).tolist()
     craft.hub.r_CN_NInit = r0.reshape(3, 1).tolist()
@@ -189,27 +191,63 @@ def basilisk_spacecraft(
     rods.maxMtbDipoles = [float(m) for m in scenario.magnetorquer_max_dipole]
     command = messaging.MTBCmdMsgPayload()
     command.mtbDipoleCmds = [float(m) for m in dipole]
-    # The messages must outlive the run: the effector reads them through pointers.
     messages = (messaging.MTBArrayConfigMsg().write(rods), messaging.MTBCmdMsg().write(command))
     torquers = MtbEffector.MtbEffector()
     torquers.mtbParamsInMsg.subscribeTo(messages[0])
     torquers.mtbCmdInMsg.subscribeTo(messages[1])
     torquers.magInMsg.subscribeTo(field.envOutMsgs[0])
     craft.addDynamicEffector(torquers)
+    return _Flight(sim, craft, ephemeris, field, torquers, body, [integrator, gravity, *messages], step_ns)
 
+
+def _execute(flight: _Flight, steps: int) -> tuple[float, np.ndarray, np.ndarray]:
+    """Initialise ``flight`` and run it ``steps`` task steps: the wall-clock seconds of
+    ``ExecuteSimulation`` alone, the final attitude q (scalar-first, body to world; either
+    sign) and body rates (rad/s)."""
+    from Basilisk.utilities import RigidBodyKinematics
+
+    flight.sim.InitializeSimulation()
+    flight.sim.ConfigureStopTime(steps * flight.step_ns)
+    start = time.perf_counter()
+    flight.sim.ExecuteSimulation()
+    elapsed = time.perf_counter() - start
+    state = flight.craft.scStateOutMsg.read()
+    q = np.asarray(RigidBodyKinematics.MRP2EP(np.ravel(state.sigma_BN)), dtype=float)
+    return elapsed, q, np.asarray(state.omega_BN_B, dtype=float)
+
+
+def basilisk_spacecraft(
+    scenario: Scenario,
+    q0: np.ndarray,
+    omega0: np.ndarray,
+    anomaly: float,
+    dipole: np.ndarray,
+    seconds: float,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Basilisk simulating ``scenario``'s spacecraft for ``seconds`` from attitude ``q0``
+    (scalar-first, body to world), body rates ``omega0`` (rad/s) and the orbit's mean
+    anomaly ``anomaly`` (rad) at the epoch, its rods holding the constant body-frame
+    ``dipole`` (A·m², clipped by Basilisk to the scenario's limits), as the module's
+    docstring describes.
+
+    Returns:
+        The wall-clock seconds of ``ExecuteSimulation`` alone, the final attitude q
+        (scalar-first, body to world; either sign) and the final body rates (rad/s).
+
+    Raises:
+        ValueError: for a scenario without orbit, field or magnetorquers, or with J₂, or a
+            ``seconds`` that is not a positive multiple of the sub-step.
+        gymnasium.error.DependencyNotInstalled: without Basilisk.
+    """
+    _check(scenario)
+    steps = _task_steps(scenario, seconds)
+    flight = _magnetic_flight(scenario, q0, omega0, anomaly, dipole, scenario.inertia)
     # In this order at each tick t_k (equal priorities run in the order added): the Earth
     # at t_k, the hub integrated over (t_{k-1}, t_k] with the field message of t_{k-1},
     # then the field at the hub's new position for the next step.
-    for model in (ephemeris, craft, field, torquers):
-        sim.AddModelToTask("task", model)
-    sim.InitializeSimulation()
-    sim.ConfigureStopTime(steps * step_ns)
-    start = time.perf_counter()
-    sim.ExecuteSimulation()
-    elapsed = time.perf_counter() - start
-    state = craft.scStateOutMsg.read()
-    q = np.asarray(RigidBodyKinematics.MRP2EP(np.ravel(state.sigma_BN)), dtype=float)
-    return elapsed, q, np.asarray(state.omega_BN_B, dtype=float)
+    for model in (flight.ephemeris, flight.craft, flight.field, flight.torquers):
+        flight.sim.AddModelToTask("task", model)
+    return _execute(flight, steps)
 
 
 def ours(scenario: Scenario, num_envs: int, seconds: float) -> float:
