@@ -63,6 +63,7 @@ import numpy as np
 from rigidrot_gym.attitude import scenario as scenarios
 from rigidrot_gym.attitude.components.magnetic_field import SIDEREAL_RATE
 from rigidrot_gym.attitude.components.orbit import elements_of
+from rigidrot_gym.attitude.components.wheels import model_constants, wheel_axes
 from rigidrot_gym.attitude.scenario import Scenario
 from rigidrot_gym.attitude.vector_env import AttitudeVectorEnv
 from rigidrot_gym.engines.basilisk import import_basilisk
@@ -77,10 +78,22 @@ ACTION = (0.7, -1.0, 0.4)
 RATE = (0.05, -0.03, 0.04)  # rad/s
 ANOMALY = 1.0  # rad
 SEED = 7  # of the start attitude
+NADIR_ID = "RigidRot/NadirPoint-v0"
+# NadirPoint's constant command: the wheels (fractions of RW0's 3.2 mN·m) nearly in the
+# pyramid's null space (1, −1, 1, −1), so that over the test's 120 s they spin up, short of
+# RW0's top speed, without tumbling the body past the scenario's 0.2 rad/s; then the rods'.
+NADIR_ACTION = (0.05, -0.04, 0.05, -0.05, *ACTION)
 _NANO = 1_000_000_000  # ns per s
 # planetEphemeris's heliocentric orbit for the Earth (see the module's traps): circular at
 # 1 AU; where on it does not matter, only that the Earth is the central body.
 _AU = 1.495978707e11  # m
+_GRADIENT_PLANET = "earth_centred"  # GravityGradientEffector's planet (see the traps)
+# Basilisk's rwFactory names (and options) of our wheel presets (HR16: the 50 N·m·s variant).
+_BASILISK_WHEELS = {
+    "HR16": ("Honeywell_HR16", {"maxMomentum": 50.0}),
+    "RWP015": ("BCT_RWP015", {}),
+    "RW0": ("NanoAvionics_RW0", {}),
+}
 
 
 def _check(scenario: Scenario) -> None:
@@ -250,20 +263,161 @@ def basilisk_spacecraft(
     return _execute(flight, steps)
 
 
-def ours(scenario: Scenario, num_envs: int, seconds: float) -> float:
+def _check_nadir(scenario: Scenario) -> None:
+    """Refuse a scenario that the NadirPoint set-up here would not reproduce."""
+    _check(scenario)
+    if not (scenario.wheels and scenario.gravity_gradient):
+        raise ValueError(f"{scenario.id}: the reaction wheels and the gravity gradient must be on")
+    if scenario.wheel_model == "ideal":
+        raise ValueError(f"{scenario.id}: ideal wheels have no counterpart in Basilisk's wheel effector")
+
+
+def _sensors(scenario: Scenario, flight: _Flight) -> list:
+    """Basilisk's sensor modules of the NadirPoint spacecraft, reading the hub (and the
+    field, the Sun) once per control period: an ``imuSensor`` gyro, a ``magnetometer``, a
+    ``starTracker`` along body −z and a ``CSSConstellation`` of six ``coarseSunSensor`` on
+    the cube's faces. Their noise is on but not the scenario's sensors' error models (they
+    are here for their cost); the Sun sits at the heliocentric origin of
+    ``planetEphemeris`` (its direction is not our epoch's) and nothing eclipses it."""
+    from Basilisk.architecture import messaging
+    from Basilisk.simulation import coarseSunSensor, imuSensor, magnetometer, starTracker
+    from Basilisk.utilities import RigidBodyKinematics
+
+    state = flight.craft.scStateOutMsg
+    gyro = imuSensor.ImuSensor()
+    gyro.scStateInMsg.subscribeTo(state)
+    gyro.PMatrixGyro = (1e-5 * np.eye(3)).tolist()  # rad/s (1σ)
+    gyro.setWalkBoundsGyro(np.full(3, 1e-6))  # rad/s
+    tam = magnetometer.Magnetometer()
+    tam.stateInMsg.subscribeTo(state)
+    tam.magInMsg.subscribeTo(flight.field.envOutMsgs[0])
+    tam.senNoiseStd = [1e-6, 1e-6, 1e-6]  # T
+    tracker = starTracker.StarTracker()
+    tracker.scStateInMsg.subscribeTo(state)
+    tracker.dcm_CB = RigidBodyKinematics.EP2C(np.asarray(scenario.star_tracker_mounting, float)).tolist()
+    tracker.PMatrix = np.diag([2.5e-6, 2.5e-6, 2.5e-5]).tolist()  # MRP (1σ): 2″, 2″, 20″
+    tracker.setWalkBounds(np.zeros(3))
+    sun = messaging.SpicePlanetStateMsgPayload()
+    sun.PlanetName = "sun"
+    sun_message = messaging.SpicePlanetStateMsg().write(sun)
+    eyes = []
+    for normal in (*np.eye(3), *-np.eye(3)):
+        eye = coarseSunSensor.CoarseSunSensor()
+        eye.nHat_B = normal.tolist()
+        eye.fov = np.pi / 2
+        eye.scaleFactor = 1.0
+        eye.senNoiseStd = scenario.sun_sensor_noise
+        eye.sunInMsg.subscribeTo(sun_message)
+        eye.stateInMsg.subscribeTo(state)
+        eyes.append(eye)
+    sun_sensors = coarseSunSensor.CSSConstellation()
+    sun_sensors.sensorList = coarseSunSensor.CSSVector(eyes)
+    flight.keep += [sun_message, *eyes]
+    return [gyro, tam, tracker, sun_sensors]
+
+
+def basilisk_nadir_spacecraft(
+    scenario: Scenario,
+    q0: np.ndarray,
+    omega0: np.ndarray,
+    anomaly: float,
+    wheel_momentum: np.ndarray,
+    wheel_torque: np.ndarray,
+    dipole: np.ndarray,
+    seconds: float,
+    sensors: bool = True,
+) -> tuple[float, np.ndarray, np.ndarray]:
+    """Basilisk simulating ``RigidRot/NadirPoint-v0``'s spacecraft (``scenario``) for
+    ``seconds``: :func:`basilisk_spacecraft`'s set-up (from ``q0``, ``omega0``, ``anomaly``,
+    the rods holding ``dipole``) with a ``GravityGradientEffector`` and a
+    ``reactionWheelStateEffector`` of the scenario's four wheels in its pyramid
+    (:func:`~rigidrot_gym.attitude.components.wheels.wheel_axes`), the preset's motor limits and
+    friction from Basilisk's ``rwFactory`` (as ``tests/test_wheel_presets.py`` builds them),
+    their spin momenta at the start ``wheel_momentum`` (N·m·s, our env's state: the speed
+    relative to the body Ω = h_w/J_s − ĝ·ω), holding the motor torques ``wheel_torque`` (N·m,
+    saturated by Basilisk); with ``sensors``, :func:`_sensors`' modules in a second task at
+    the control period. No estimator, no disturbance torques.
+
+    The hub's inertia is the scenario's plus the wheels' spin inertia, J + J_s Σ ĝĝᵀ (our
+    ``inertia`` excludes it, Basilisk's hub includes it: ``tests/test_wheel_presets.py``).
+
+    Returns:
+        As :func:`basilisk_spacecraft`.
+
+    Raises:
+        ValueError: as :func:`basilisk_spacecraft`, and for a scenario without the wheels or
+            the gravity gradient, or with ideal wheels, or ``wheel_momentum`` or
+            ``wheel_torque`` not one entry per wheel.
+        gymnasium.error.DependencyNotInstalled: without Basilisk.
+    """
+    _check_nadir(scenario)
+    steps = _task_steps(scenario, seconds)
+    axes = wheel_axes(scenario.wheel_layout)
+    for name, value in (("wheel_momentum", wheel_momentum), ("wheel_torque", wheel_torque)):
+        if np.shape(value) != (axes.shape[1],):
+            raise ValueError(f"{name} must hold one entry per wheel ({axes.shape[1]} numbers), got {value!r}")
+    import_basilisk()
+    from Basilisk.architecture import messaging
+    from Basilisk.simulation import GravityGradientEffector, reactionWheelStateEffector
+    from Basilisk.utilities import macros, simIncludeRW
+
+    js = model_constants(scenario.wheel_model).js
+    spin = axes.T @ np.asarray(omega0, dtype=float)
+    name, options = _BASILISK_WHEELS[scenario.wheel_model]
+    factory = simIncludeRW.rwFactory()
+    for g, h, w in zip(axes.T, wheel_momentum, spin, strict=True):
+        factory.create(
+            name,
+            g.tolist(),
+            Omega=float((h / js - w) / macros.RPM),
+            useRWfriction=True,
+            useMinTorque=True,
+            **options,
+        )
+    hub = np.asarray(scenario.inertia, dtype=float) + js * axes @ axes.T
+    flight = _magnetic_flight(scenario, q0, omega0, anomaly, dipole, hub)
+
+    wheels = reactionWheelStateEffector.ReactionWheelStateEffector()
+    factory.addToSpacecraft("wheels", wheels, flight.craft)
+    command = messaging.ArrayMotorTorqueMsgPayload()
+    command.motorTorque = [float(u) for u in wheel_torque]
+    message = messaging.ArrayMotorTorqueMsg().write(command)
+    wheels.rwMotorCmdInMsg.subscribeTo(message)
+    # The gradient's planet: a point at the origin of the hub's states with our μ (the Earth's
+    # own position property lies 1 AU away: the module docstring's traps).
+    flight.craft.dynManager.createProperty(f"{_GRADIENT_PLANET}.r_PN_N", [[0.0], [0.0], [0.0]])
+    flight.craft.dynManager.createProperty(f"{_GRADIENT_PLANET}.mu", [[earth.MU]])
+    gradient = GravityGradientEffector.GravityGradientEffector()
+    gradient.addPlanetName(_GRADIENT_PLANET)
+    flight.craft.addDynamicEffector(gradient)
+    flight.keep += [factory, message, gradient]
+
+    # The wheels ahead of the hub, so that the command they read at t_k drives (t_{k-1}, t_k]
+    # from the first step on; the rest as in basilisk_spacecraft.
+    for model in (flight.ephemeris, wheels, flight.craft, flight.field, flight.torquers):
+        flight.sim.AddModelToTask("task", model)
+    if sensors:
+        period_ns = round(scenario.dt * _NANO)
+        flight.sim.CreateNewProcess("sensors").addTask(flight.sim.CreateNewTask("sensing", period_ns))
+        for model in _sensors(scenario, flight):
+            flight.sim.AddModelToTask("sensing", model)
+    return _execute(flight, steps)
+
+
+def ours(scenario: Scenario, num_envs: int, seconds: float, action: tuple[float, ...] = ACTION) -> float:
     """Wall-clock seconds for ``AttitudeVectorEnv(num_envs, scenario)`` to step
-    ``seconds / scenario.dt`` control periods under the constant action :data:`ACTION`,
+    ``seconds / scenario.dt`` control periods under the constant ``action`` (every env's),
     after a reset and one warm-up step (so that compiling or loading the kernels is not
     counted)."""
     periods = round(seconds / scenario.dt)
     env = AttitudeVectorEnv(num_envs, scenario)
     try:
         env.reset(seed=SEED)
-        action = np.broadcast_to(np.asarray(ACTION, dtype=np.float32), env.action_space.shape).copy()
-        env.step(action)
+        actions = np.broadcast_to(np.asarray(action, dtype=np.float32), env.action_space.shape).copy()
+        env.step(actions)
         start = time.perf_counter()
         for _ in range(periods):
-            env.step(action)
+            env.step(actions)
         return time.perf_counter() - start
     finally:
         env.close()
@@ -278,14 +432,33 @@ def start_state(scenario: Scenario) -> tuple[np.ndarray, np.ndarray, float, np.n
     return q0, np.asarray(RATE, dtype=float), ANOMALY, dipole
 
 
+def nadir_commands(
+    scenario: Scenario, action: tuple[float, ...] = NADIR_ACTION
+) -> tuple[np.ndarray, np.ndarray]:
+    """The wheels' motor torques (N·m) and the rods' dipole (A·m²) that our env applies for
+    ``action`` (the wheels' fractions of the preset's torque limit, then the rods'; float32
+    as the env takes it), for :func:`basilisk_nadir_spacecraft`."""
+    a = np.asarray(action, dtype=np.float32).astype(float)
+    n = wheel_axes(scenario.wheel_layout).shape[1]
+    torque = a[:n] * model_constants(scenario.wheel_model).u_max
+    return torque, a[n:] * np.asarray(scenario.magnetorquer_max_dipole)
+
+
 @dataclass(frozen=True)
 class Report:
     """What :func:`run` measured (medians over its rounds); ``text`` is the Markdown summary.
 
     Attributes:
-        basilisk_cost: Basilisk's wall-clock seconds per simulated second, one spacecraft.
-        ours_cost: our env's wall-clock seconds per body per simulated second.
-        ratio: Basilisk's cost over ours (the median of the per-round ratios).
+        basilisk_cost: Basilisk's wall-clock seconds per simulated second, one MagDetumble
+            spacecraft.
+        ours_cost: our env's wall-clock seconds per body per simulated second, MagDetumble.
+        ratio: Basilisk's cost over ours (the median of the per-round ratios), MagDetumble.
+        nadir_basilisk_cost: as ``basilisk_cost``, the NadirPoint spacecraft with its sensors.
+        nadir_ours_cost: as ``ours_cost``, NadirPoint-v0 in full (sensors and MEKF).
+        nadir_ratio: Basilisk's NadirPoint cost over ``nadir_ours_cost``, as ``ratio``.
+        nadir_truth_cost: as ``ours_cost``, NadirPoint-v0 with the truth observed and the
+            sensors off.
+        nadir_truth_ratio: Basilisk's NadirPoint cost over ``nadir_truth_cost``.
         machine: the CPU model, as :func:`~rigidrot_gym.tools.bench.throughput.machine`.
         text: the Markdown summary, as written to ``spacecraft.md``.
     """
@@ -293,78 +466,160 @@ class Report:
     basilisk_cost: float
     ours_cost: float
     ratio: float
+    nadir_basilisk_cost: float
+    nadir_ours_cost: float
+    nadir_ratio: float
+    nadir_truth_cost: float
+    nadir_truth_ratio: float
     machine: str
     text: str
 
 
-CSV_COLUMNS = ("round", "engine", "bodies", "simulated_s", "wall_s", "s_per_body_per_simulated_s")
+CSV_COLUMNS = (
+    "round",
+    "spacecraft",
+    "engine",
+    "bodies",
+    "simulated_s",
+    "wall_s",
+    "s_per_body_per_simulated_s",
+)
+# The CSV's spacecraft column: MagDetumble-v0, NadirPoint-v0 (ours in full, Basilisk with its
+# sensors) and NadirPoint-v0 with the truth observed and the sensors off (ours only).
+MAG, NADIR, NADIR_TRUTH = "MagDetumble", "NadirPoint", "NadirPoint-truth"
+# NadirPoint-v0's overrides that observe the truth and turn the sensors off
+# (benchmarks/spacecraft_shares.py's variant).
+TRUTH = {
+    "observe": "truth",
+    "gyro_model": "none",
+    "star_tracker_model": "none",
+    "magnetometer_model": "none",
+    "sun_sensor_model": "none",
+}
+
+
+# The table's lines: (spacecraft, engine) and what it says.
+_LINES = {
+    (
+        MAG,
+        "basilisk",
+    ): "MagDetumble, Basilisk (bsk): Spacecraft + gravity + planetEphemeris + centred dipole + MtbEffector",
+    (MAG, "rigidrot_gym"): "MagDetumble, rigidrot_gym AttitudeVectorEnv (one thread)",
+    (NADIR, "basilisk"): "NadirPoint, Basilisk (bsk): the above + GravityGradientEffector + 4 RW0 in a "
+    "reactionWheelStateEffector + imuSensor, magnetometer, starTracker, 6 coarseSunSensor; "
+    "without the filter",
+    (NADIR, "rigidrot_gym"): "NadirPoint, rigidrot_gym AttitudeVectorEnv in full (sensors, MEKF; one thread)",
+    (NADIR_TRUTH, "rigidrot_gym"): "NadirPoint, rigidrot_gym AttitudeVectorEnv, truth observed, sensors off "
+    "(one thread)",
+}
 
 
 def run(out: Path, quick: bool = False) -> Report:
     """Measure Basilisk (one spacecraft, 600 s; quick: 60 s) against our vector env
-    (4096 envs over 600 s; quick: 256 over 60 s), alternating over 5 rounds (quick: 3),
-    write ``spacecraft.md`` and ``spacecraft.csv`` into ``out`` and return the report."""
+    (4096 envs over 600 s; quick: 256 over 60 s), the MagDetumble spacecraft and the
+    NadirPoint one (ours in full and with the truth observed, the sensors off), alternating
+    over 5 rounds (quick: 3), write ``spacecraft.md`` and ``spacecraft.csv`` into ``out``
+    and return the report."""
     out.mkdir(parents=True, exist_ok=True)
-    scenario = scenarios.find(ID)
+    scenario, nadir = scenarios.find(ID), scenarios.find(NADIR_ID)
+    truth = nadir.with_overrides(**TRUTH)
     seconds, num_envs, rounds = (60.0, 256, 3) if quick else (600.0, 4096, 5)
     q0, omega0, anomaly, dipole = start_state(scenario)
+    torque, nadir_dipole = nadir_commands(nadir)
+    wheels0 = np.zeros(torque.size)  # our env's wheels at a reset
 
+    def theirs(spacecraft: str, span: float) -> float:
+        if spacecraft == MAG:
+            return basilisk_spacecraft(scenario, q0, omega0, anomaly, dipole, span)[0]
+        return basilisk_nadir_spacecraft(nadir, q0, omega0, anomaly, wheels0, torque, nadir_dipole, span)[0]
+
+    ours_of = {MAG: (scenario, ACTION), NADIR: (nadir, NADIR_ACTION), NADIR_TRUTH: (truth, NADIR_ACTION)}
     # Warm-ups, untimed: Basilisk's libraries and our kernels loaded before the first round.
-    basilisk_spacecraft(scenario, q0, omega0, anomaly, dipole, scenario.dt)
-    ours(scenario, 1, scenario.dt)
-    rows, theirs_cost, our_cost, ratios = [], [], [], []
+    for name in (MAG, NADIR):
+        theirs(name, scenario.dt)
+    for sc, action in ours_of.values():
+        ours(sc, 1, sc.dt, action)
+    rows = []
     for k in range(rounds):
-        wall_b = basilisk_spacecraft(scenario, q0, omega0, anomaly, dipole, seconds)[0]
-        wall_o = ours(scenario, num_envs, seconds)
-        theirs_cost.append(wall_b / seconds)
-        our_cost.append(wall_o / (num_envs * seconds))
-        ratios.append(theirs_cost[-1] / our_cost[-1])
-        rows.append((k, "basilisk", 1, seconds, wall_b, theirs_cost[-1]))
-        rows.append((k, "rigidrot_gym", num_envs, seconds, wall_o, our_cost[-1]))
+        for name in (MAG, NADIR):
+            wall = theirs(name, seconds)
+            rows.append((k, name, "basilisk", 1, seconds, wall, wall / seconds))
+        for name, (sc, action) in ours_of.items():
+            wall = ours(sc, num_envs, seconds, action)
+            rows.append((k, name, "rigidrot_gym", num_envs, seconds, wall, wall / (num_envs * seconds)))
     with open(out / "spacecraft.csv", "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(CSV_COLUMNS)
-        writer.writerows((*row[:4], f"{row[4]:.6g}", f"{row[5]:.6g}") for row in rows)
+        writer.writerows((*row[:5], f"{row[5]:.6g}", f"{row[6]:.6g}") for row in rows)
+
+    def column(name: str, engine: str, index: int = 6) -> list[float]:
+        return [r[index] for r in rows if r[1] == name and r[2] == engine]
+
+    def ratio_of(basilisk: str, name: str) -> float:
+        """The median of the per-round ratios, Basilisk's ``basilisk`` over our ``name``."""
+        pairs = zip(column(basilisk, "basilisk"), column(name, "rigidrot_gym"), strict=True)
+        return statistics.median(b / o for b, o in pairs)
 
     cpu = machine()
-    basilisk_cost, ours_cost, ratio = (statistics.median(x) for x in (theirs_cost, our_cost, ratios))
+    cost = {(name, engine): statistics.median(column(name, engine)) for name, engine in _LINES}
+    wall = {(name, engine): statistics.median(column(name, engine, 5)) for name, engine in _LINES}
+    ratio, nadir_ratio, truth_ratio = ratio_of(MAG, MAG), ratio_of(NADIR, NADIR), ratio_of(NADIR, NADIR_TRUTH)
     table = markdown_table(
         ("simulator", "bodies", "simulated s", "wall s (median)", "µs per body per simulated s"),
         [
             (
-                "Basilisk (bsk): Spacecraft + gravity + planetEphemeris + centred dipole + MtbEffector",
-                1,
+                label,
+                1 if engine == "basilisk" else num_envs,
                 f"{seconds:g}",
-                f"{statistics.median(r[4] for r in rows if r[1] == 'basilisk'):.4f}",
-                f"{1e6 * basilisk_cost:.3g}",
-            ),
-            (
-                "rigidrot_gym AttitudeVectorEnv (one thread)",
-                num_envs,
-                f"{seconds:g}",
-                f"{statistics.median(r[4] for r in rows if r[1] == 'rigidrot_gym'):.4f}",
-                f"{1e6 * ours_cost:.3g}",
-            ),
+                f"{wall[name, engine]:.4f}",
+                f"{1e6 * cost[name, engine]:.3g}",
+            )
+            for (name, engine), label in _LINES.items()
         ],
     )
     kind = "quick" if quick else "full"
     text = "\n".join(
         [
-            f"# The MagDetumble spacecraft: our vector env against Basilisk ({kind} run)",
+            f"# The MagDetumble and NadirPoint spacecraft: our vector env against Basilisk ({kind} run)",
             "",
-            f"Machine: {cpu}. Both measured in this run, alternating over {rounds} rounds; medians.",
+            f"Machine: {cpu}. All measured in this run, alternating over {rounds} rounds; medians.",
             "",
             table,
             "",
-            f"Basilisk costs **{ratio:.3g}×** ours per body per simulated second (median of the per-round "
-            f"ratios) on this CPU ({cpu}). Stepping only: our env's construction, reset and compilation, "
-            "Basilisk's set-up and initialisation are excluded. Our step also computes each env's "
-            "observation, reward and episode end; Basilisk integrates the orbit as well and "
+            f"MagDetumble: Basilisk costs **{ratio:.3g}×** ours per body per simulated second (median of the "
+            f"per-round ratios) on this CPU ({cpu}). NadirPoint: Basilisk with its sensors and without the "
+            f"filter costs **{nadir_ratio:.3g}×** our env in full (sensors and MEKF) and "
+            f"**{truth_ratio:.3g}×** ours with the truth observed and the sensors off. Stepping only: our "
+            "env's construction, reset and compilation, Basilisk's set-up and initialisation are "
+            "excluded. Our step also computes each env's observation, reward and episode end; Basilisk "
+            "integrates the orbit as well and "
             "recomputes the field at every 0.5 s step; our env takes the orbit in closed form and the field "
             "once per 1 s period. Basilisk has no batch: its cost per body is that of one spacecraft at any "
-            f"count. Start: {scenario.id}, action {list(ACTION)} (dipole {dipole.round(4).tolist()} A·m²), "
+            f"count. MagDetumble's start: action {list(ACTION)} (dipole {dipole.round(4).tolist()} A·m²), "
             f"body rates {list(RATE)} rad/s, mean anomaly {ANOMALY} rad at {scenario.flight.epoch}.",
+            "",
+            "NadirPoint's Basilisk set-up: the same hub, gravity, turning Earth, field and MtbEffector, "
+            "GravityGradientEffector, reactionWheelStateEffector (four RW0 in the pyramid, rwFactory's motor "
+            "limits and friction); at the 1 s control period an imuSensor (gyro), a magnetometer, a "
+            "starTracker and a CSSConstellation of six coarseSunSensor; without the filter (no estimator: "
+            "fswAlgorithms' inertialUKF is not set up), no disturbance torques, no eclipse. Ours in full: "
+            "the scenario as it is (its random disturbance torques included), the MEKF on the gyro, star "
+            f"tracker, magnetometer and Sun sensors. Start: action {list(NADIR_ACTION)} (wheel torques "
+            f"{(1e3 * torque).round(4).tolist()} mN·m, dipole {nadir_dipole.round(4).tolist()} A·m²), "
+            "Basilisk's from MagDetumble's attitude, rates and anomaly with the wheels at rest (ours from "
+            "each env's reset).",
         ]
     )
     (out / "spacecraft.md").write_text(text + "\n")
-    return Report(basilisk_cost=basilisk_cost, ours_cost=ours_cost, ratio=ratio, machine=cpu, text=text)
+    return Report(
+        basilisk_cost=cost[MAG, "basilisk"],
+        ours_cost=cost[MAG, "rigidrot_gym"],
+        ratio=ratio,
+        nadir_basilisk_cost=cost[NADIR, "basilisk"],
+        nadir_ours_cost=cost[NADIR, "rigidrot_gym"],
+        nadir_ratio=nadir_ratio,
+        nadir_truth_cost=cost[NADIR_TRUTH, "rigidrot_gym"],
+        nadir_truth_ratio=truth_ratio,
+        machine=cpu,
+        text=text,
+    )
