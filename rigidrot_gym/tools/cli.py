@@ -322,9 +322,11 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
     craft = _command(
         benches,
         "spacecraft",
-        "MagDetumble-v0's spacecraft: our vector env against Basilisk",
+        "MagDetumble-v0's and NadirPoint-v0's spacecraft: our vector env against Basilisk",
         "The cost per body per simulated second of RigidRot/MagDetumble-v0's spacecraft (orbit,\n"
-        "geomagnetic field, magnetorquers, RK4) in our native vector env and in Basilisk running\n"
+        "geomagnetic field, magnetorquers, RK4) and of RigidRot/NadirPoint-v0's (with the gravity\n"
+        "gradient, four reaction wheels and the sensors; ours with its MEKF and with the truth\n"
+        "observed, Basilisk without the filter) in our native vector env and in Basilisk running\n"
         "the same spacecraft, in one run (needs the basilisk extra; about a minute).",
         _bench_spacecraft,
     )

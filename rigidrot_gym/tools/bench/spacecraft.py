@@ -1,7 +1,7 @@
-"""The cost of simulating the MagDetumble spacecraft: our native vector env against Basilisk
-running the same spacecraft, measured in one run on one core each.
+"""The cost of simulating the MagDetumble and NadirPoint spacecraft: our native vector env
+against Basilisk running the same spacecraft, measured in one run on one core each.
 
-The spacecraft is ``RigidRot/MagDetumble-v0``'s: a 6U CubeSat (the scenario's inertia) on a
+The first spacecraft is ``RigidRot/MagDetumble-v0``'s: a 6U CubeSat (the scenario's inertia) on a
 circular 500 km Sun-synchronous orbit, in the IGRF centred-dipole field of the epoch with
 the Earth turning under it, three magnetorquer rods along the body axes under a constant
 dipole command, RK4 at the scenario's sub-step (0.5 s).
@@ -15,6 +15,22 @@ field once per 1 s control period and holds it over the period; Basilisk recompu
 every 0.5 s task step from its own integrated orbit. ``tests/test_bench_spacecraft.py``
 checks that the two fly the same spacecraft (their body rates after 120 s agree far more
 closely than the magnetorquers change them).
+
+The second is ``RigidRot/NadirPoint-v0``'s: the same CubeSat and orbit with the gravity
+gradient, four NanoAvionics RW0 reaction wheels in a pyramid (motor limits, deadband and
+bearing friction) beside the rods, all under a constant command (:data:`NADIR_ACTION`),
+and its sensors. Basilisk (:func:`basilisk_nadir_spacecraft`) adds to the set-up above a
+``GravityGradientEffector`` and a ``reactionWheelStateEffector`` of ``rwFactory``'s RW0
+wheels along our axes, and, in a task at the 1 s control period, an ``imuSensor`` (its
+gyro), a ``magnetometer``, a ``starTracker`` and a ``CSSConstellation`` of six
+``coarseSunSensor``: without the filter (fswAlgorithms' ``inertialUKF`` would need its
+measurement and configuration messages; not set up), without disturbance torques (the
+scenario's are random: none in Basilisk) and without eclipses. Ours is measured in full
+(the scenario as it is: its disturbance torques, its gyro, star tracker, magnetometer and
+Sun sensors and the MEKF between them and the observation) and with the truth observed
+and the sensors off (``benchmarks/spacecraft_shares.py``'s overrides, :data:`TRUTH`). The
+test compares the dynamics only (no sensors, our disturbances off): our env at a 0.5 s
+control period from rest agrees with Basilisk to rounding; its docstring explains the rest.
 
 Costs are wall-clock seconds per body per simulated second, stepping only: our env's
 construction, reset and compilation (a warm-up step) and Basilisk's set-up and
@@ -47,6 +63,17 @@ Basilisk traps met here (bsk 2.12.1):
 * ``MtbEffector`` reads the field message at every integration stage: with the modules
   in the order ephemeris, spacecraft, field, magnetorquers, the step (t_{k−1}, t_k] uses
   the field computed at t_{k−1}, which is the "field of the step's start" our env holds.
+* ``GravityGradientEffector`` takes the planet's position from the state manager's
+  ``<planet>.r_PN_N``, the Earth's heliocentric one (1 AU away), and subtracts it from the
+  hub's position state, which is relative to the central body: with the Earth named, its
+  torque is that of a planet 1 AU away (~1e-20 N·m, measured). It is given a planet of its
+  own instead, two properties created in the hub's ``dynManager`` before the
+  initialisation: the origin of the hub's states and our μ.
+* ``reactionWheelStateEffector``'s hub inertia includes the wheels' spin inertia
+  (J + J_s Σ ĝĝᵀ; our ``inertia`` excludes it), its wheel state is the speed relative to
+  the body, Ω = h_w/J_s − ĝ·ω (ours the spin momentum h_w), and it reads its motor
+  command at its update: ahead of the hub in the task, the command read at t_k drives
+  (t_{k−1}, t_k] (``tests/test_wheel_presets.py``).
 """
 
 from __future__ import annotations
