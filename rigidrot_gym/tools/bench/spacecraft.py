@@ -23,9 +23,13 @@ and its sensors. Basilisk (:func:`basilisk_nadir_spacecraft`) adds to the set-up
 ``GravityGradientEffector`` and a ``reactionWheelStateEffector`` of ``rwFactory``'s RW0
 wheels along our axes, and, in a task at the 1 s control period, an ``imuSensor`` (its
 gyro), a ``magnetometer``, a ``starTracker`` and a ``CSSConstellation`` of six
-``coarseSunSensor``: without the filter (fswAlgorithms' ``inertialUKF`` would need its
-measurement and configuration messages; not set up), without disturbance torques (the
-scenario's are random: none in Basilisk) and without eclipses. Ours is measured in full
+``coarseSunSensor``: without the filter, without disturbance torques (the scenario's are
+random: none in Basilisk) and without eclipses. fswAlgorithms' ``inertialUKF`` was tried
+and left out: fed by the star tracker through ``stComm`` and by the wheels' speeds it
+tracks the attitude, but its gyro input is an ``AccDataMsg`` buffer that no installed
+module writes (``imuSensor`` writes ``IMUSensorMsg``), so it would estimate the rates from
+its own torque-free model where our MEKF integrates the gyro, and its reset reads the star
+tracker's message before one is written (a ``MSG_ERROR`` at every initialisation). Ours is measured in full
 (the scenario as it is: its disturbance torques, its gyro, star tracker, magnetometer and
 Sun sensors and the MEKF between them and the observation) and with the truth observed
 and the sensors off (``benchmarks/spacecraft_shares.py``'s overrides, :data:`TRUTH`). The
