@@ -343,8 +343,9 @@ def _sensors(scenario: Scenario, flight: _Flight) -> list:
         eyes.append(eye)
     sun_sensors = coarseSunSensor.CSSConstellation()
     sun_sensors.sensorList = coarseSunSensor.CSSVector(eyes)
-    flight.keep += [sun_message, *eyes]
-    return [gyro, tam, tracker, sun_sensors]
+    models = [gyro, tam, tracker, sun_sensors]
+    flight.keep += [sun_message, *eyes, *models]  # a task holds its models by pointer only
+    return models
 
 
 def basilisk_nadir_spacecraft(
