@@ -140,17 +140,21 @@ def test_basilisk_flies_the_same_nadir_spacecraft(seed):
       motor and friction and their coupling with the hub are Basilisk's to rounding.
 
     The residual with body rates is the first RK4 stage's wheel friction: wheels 0 and 1 start
-    turning against their command (Ω₀ = −ĝ·ω₀ of the other sign) and reverse within ~2 ms.
-    Our env holds the friction of the period's start capped at J_s|Ω₀|/dt (~3e-7 N·m, the
-    wheels' module docstring); Basilisk's first stage of its first step takes the full
-    Coulomb τ_c at Ω₀, the others −τ_c: those two wheels' impulse differs from the other two's
-    by τ_c h/3 = 8.3e-6 N·m·s (h = 0.5 s), outside the pyramid's null space (1, −1, 1, −1) where
-    the common part cancels; J⁻¹ of it is 6.8e-5 rad/s, and after 10 s the rates differ by
-    6.1e-5 (measured, wheels alone). The gyroscopic coupling with the wheels' momentum and the
-    rods carry it to the figures above. (From rest every wheel has the same first step, so it
-    cancels.) Without a command Basilisk's wheels stay near Ω = 0, where RW0's linear friction
-    zone (ω_lc = 1e-4 rad/s, J_s ω_lc/τ_c = 6e-5 s) is far stiffer than its 0.5 s RK4 step: they
-    chatter, and the rates differ by 5.8e-5 rad/s; the zero-command run is ours alone.
+    turning against their command (Ω₀ = −ĝ·ω₀ of the other sign) and reverse within ~2 ms. Our
+    env holds the friction of the period's start capped at J_s|Ω₀|/dt (~3e-7 N·m, the wheels'
+    module docstring); Basilisk's first stage of its first step takes the Coulomb friction at
+    Ω₀, τ_c along the command, its other three τ_c against it: those two wheels' impulse
+    differs from the other two's by τ_c h/3 = 8.3e-6 N·m·s (h = 0.5 s), outside the pyramid's
+    null space (1, −1, 1, −1) where the common part cancels; J⁻¹ of it is 6.8e-5 rad/s, and
+    after 10 s the rates differ by 6.1e-5 (measured, wheels alone); over the remaining 110 s,
+    as the body spins up and the wheels' momentum grows, it grows to the figures above (not
+    decomposed further). (From rest every wheel has the same first step, so it cancels.)
+    Without a command the two differ by 7.4e-6 rad/s after 1 s and 5.8e-5 after 120 s: our
+    friction stops the wheels relative to the body within the first period, while Basilisk's
+    keep their start speed −ĝ·ω₀ (wheel 0: −0.0111 to −0.0105 rad/s over 5.5 s), its four RK4
+    stages of a Coulomb friction that would stop RW0 within milliseconds alternating in sign
+    (+, −, +, −, weights 1, 2, 2, 1) and cancelling (the stall of
+    ``tests/test_wheel_presets.py``'s HR16 spin-down); the zero-command run is ours alone.
     Tolerances: a few times the worst measured figure."""
     pytest.importorskip("Basilisk")
     ours, theirs, angle = _both_nadir(seed, NADIR_RATE)
