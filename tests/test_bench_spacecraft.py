@@ -32,17 +32,17 @@ def _angle(q1: np.ndarray, q2: np.ndarray) -> float:
     return 2.0 * math.atan2(float(np.linalg.norm(v)), abs(float(w)))
 
 
-def _both(seed: int, action: np.ndarray, **overrides) -> tuple[np.ndarray, np.ndarray, float]:
+def _both(seed: int, action: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Our single env and Basilisk from the same start (the env's drawn attitude and mean
     anomaly, :data:`RATE`) under the constant ``action`` for :data:`SECONDS`: our final
     body rates, Basilisk's, and the angle between the final attitudes."""
-    env = gym.make(ID, **overrides).unwrapped
+    env = gym.make(ID).unwrapped
     env.reset(seed=seed, options={"rate": RATE})
     anomaly = float(env.batch._equipment.anomaly[0])
     q0, omega0 = env.attitude.copy(), env.body_rates.copy()
     for _ in range(round(SECONDS / env.scenario.dt)):
         env.step(action)
-    scenario = find(ID).with_overrides(**overrides)
+    scenario = find(ID)
     dipole = action.astype(float) * np.asarray(scenario.magnetorquer_max_dipole)
     _, q, omega = spacecraft.basilisk_spacecraft(scenario, q0, omega0, anomaly, dipole, SECONDS)
     return env.body_rates.copy(), omega, _angle(env.attitude, q)
@@ -53,36 +53,29 @@ def _both(seed: int, action: np.ndarray, **overrides) -> tuple[np.ndarray, np.nd
 def test_basilisk_flies_the_same_spacecraft(seed):
     """120 s from the same start, measured (seeds 0, 1, 3, 4):
 
-    * dipole 0.2·(0.7, −1, 0.4) A·m²: the final body rates differ by 0.6–4.6e-6 rad/s, while
-      the torque changed them by 4.9–8.9e-3 rad/s against the zero-dipole run: 0.9–9.5e-4 of
-      the change; attitudes 3–7e-5 rad apart;
-    * zero dipole: 5.7e-17 rad/s (Euler's equations under RK4 at the same 0.5 s steps in
-      both; the attitude, MRPs against quaternions, 4–5e-9 rad).
+    * dipole 0.2·(0.7, −1, 0.4) A·m²: the final body rates differ by 0.8–4.1e-11 rad/s, while
+      the torque changed them by 4.9–8.9e-3 rad/s against the zero-dipole run: ≤ 7.2e-9 of
+      the change; attitudes 3.7–5.0e-9 rad apart (MRPs against quaternions);
+    * zero dipole: 2.3e-17 rad/s (Euler's equations under RK4 at the same 0.5 s steps in
+      both; the attitude 4–5e-9 rad).
 
-    The residual with torque is the field's hold: ours is the field of the 1 s period's
-    start (0.5 s old on average), Basilisk's that of the 0.5 s task step's start (0.25 s
-    old); along this orbit the field turns at about twice the orbital rate, 2.2e-3 rad/s,
-    so the torques differ by ~0.25 s × 2.2e-3 rad/s ≈ 5e-4 of themselves, the size of
-    the measured ratio. Our env with a 0.5 s control period (one sub-step) holds the field
-    as Basilisk does: the rates then agree to 0.8–4.1e-11 rad/s (≤ 7.2e-9 of the change),
-    which also checks Basilisk's field (orbit, turning Earth, coefficients) against ours.
-    Tolerances: a few times the worst measured figure."""
+    Both hold the field of the 1 s control period's start over its two sub-steps (Basilisk's
+    field module runs in a task at the period), so what is compared is the field itself (the
+    orbit, the turning Earth, the coefficients) and the rods' torque. With the field module
+    at every 0.5 s sub-step instead, the rates differed by 0.6–4.6e-6 rad/s, 0.9–9.5e-4 of
+    the change: the field turns at about twice the orbital rate, 2.2e-3 rad/s, and was
+    0.25 s younger on average. Tolerances: a few times the worst measured figure."""
     pytest.importorskip("Basilisk")
     ours, theirs, angle = _both(seed, ACTION)
     ours_free, theirs_free, angle_free = _both(seed, np.zeros(3, dtype=np.float32))
     change = np.linalg.norm(ours - ours_free)
     difference = np.linalg.norm(ours - theirs)
     assert change > 4e-3, change  # the torque matters
-    assert difference < 1.5e-5, difference
-    assert difference < 3e-3 * change, difference / change
-    assert angle < 2e-4, angle
+    assert difference < 2e-10, difference
+    assert difference < 3e-8 * change, difference / change
+    assert angle < 2e-8, angle
     assert np.linalg.norm(ours_free - theirs_free) < 1e-12
     assert angle_free < 2e-8, angle_free
-
-    # Held over the same 0.5 s, the field is Basilisk's to rounding: the residual above is the hold.
-    same_hold, theirs_same, _ = _both(seed, ACTION, dt=0.5, substeps=1)
-    assert np.linalg.norm(same_hold - theirs_same) < 2e-10
-    assert np.linalg.norm(same_hold - theirs_same) < 3e-8 * change
 
 
 def test_basilisk_refuses_what_it_would_not_reproduce():
@@ -96,11 +89,11 @@ def test_basilisk_refuses_what_it_would_not_reproduce():
         spacecraft.basilisk_spacecraft(find("RigidRot/Reorient-v0"), *start, 1.0)
 
 
-def _ours_nadir(seed: int, action: np.ndarray, rate: list[float], **overrides):
+def _ours_nadir(seed: int, action: np.ndarray, rate: list[float]):
     """Our single NadirPoint env (the disturbances off) from its drawn attitude and mean
     anomaly, body rates ``rate`` and the wheels of a reset, under the constant ``action``
     for :data:`SECONDS`: the env at the end and its start (q, ω, anomaly, wheel momenta)."""
-    env = gym.make(NADIR_ID, **CALM, **overrides).unwrapped
+    env = gym.make(NADIR_ID, **CALM).unwrapped
     env.reset(seed=seed, options={"rate": rate})
     start = (env.attitude.copy(), env.body_rates.copy(), float(env.batch.equipment.anomaly[0]))
     start = (*start, env.wheel_momentum.copy())
@@ -110,12 +103,12 @@ def _ours_nadir(seed: int, action: np.ndarray, rate: list[float], **overrides):
     return env, start
 
 
-def _both_nadir(seed: int, rate: list[float], **overrides) -> tuple[np.ndarray, np.ndarray, float]:
+def _both_nadir(seed: int, rate: list[float]) -> tuple[np.ndarray, np.ndarray, float]:
     """Our NadirPoint env and Basilisk's (no sensors) from the same start under
     :data:`NADIR_ACTION` for :data:`SECONDS`: our final body rates, Basilisk's, and the angle
     between the final attitudes."""
-    env, (q0, omega0, anomaly, wheels0) = _ours_nadir(seed, NADIR_ACTION, rate, **overrides)
-    scenario = find(NADIR_ID).with_overrides(**CALM, **overrides)
+    env, (q0, omega0, anomaly, wheels0) = _ours_nadir(seed, NADIR_ACTION, rate)
+    scenario = find(NADIR_ID).with_overrides(**CALM)
     torque, dipole = spacecraft.nadir_commands(scenario, tuple(NADIR_ACTION))
     _, q, omega = spacecraft.basilisk_nadir_spacecraft(
         scenario, q0, omega0, anomaly, wheels0, torque, dipole, SECONDS, sensors=False
@@ -133,11 +126,10 @@ def test_basilisk_flies_the_same_nadir_spacecraft(seed):
       (0.01, −0.02, 0.005) rad/s: the final body rates differ by 1.2–1.8e-4 rad/s, while the
       actuators changed them by 0.054–0.063 rad/s against our zero-command run: 1.9–3.4e-3
       of the change; attitudes 5.1–5.7e-3 rad apart.
-    * the same from rest (ω = 0): 2.7–7.0e-6 rad/s, the field's hold (the MagDetumble test's);
-      with our env at a 0.5 s control period (one sub-step), holding the field as Basilisk does:
-      0.9–2.6e-12 rad/s, ≤ 5.7e-11 of the change (0.046–0.052 rad/s), attitudes ≤ 5.9e-10 rad
-      apart: the gravity gradient (its planet as the module docstring sets it), the wheels'
-      motor and friction and their coupling with the hub are Basilisk's to rounding.
+    * the same from rest (ω = 0): 0.9–2.6e-12 rad/s, ≤ 5.7e-11 of the change (0.046–0.052
+      rad/s), attitudes ≤ 5.9e-10 rad apart: the gravity gradient (its planet as the module
+      docstring sets it), the wheels' motor and friction, the field held over the control
+      period and their coupling with the hub are Basilisk's to rounding.
 
     The residual with body rates is the first RK4 stage's wheel friction: wheels 0 and 1 start
     turning against their command (Ω₀ = −ĝ·ω₀ of the other sign) and reverse within ~2 ms. Our
@@ -166,10 +158,9 @@ def test_basilisk_flies_the_same_nadir_spacecraft(seed):
     assert difference < 1e-2 * change, difference / change
     assert angle < 2e-2, angle
 
-    # From rest and with the field held over the same 0.5 s: Basilisk's to rounding.
-    same_hold = {"dt": 0.5, "substeps": 1, "max_episode_steps": 1000}
-    ours, theirs, angle = _both_nadir(seed, [0.0, 0.0, 0.0], **same_hold)
-    env_free, _ = _ours_nadir(seed, np.zeros(7, dtype=np.float32), [0.0, 0.0, 0.0], **same_hold)
+    # From rest: Basilisk's to rounding.
+    ours, theirs, angle = _both_nadir(seed, [0.0, 0.0, 0.0])
+    env_free, _ = _ours_nadir(seed, np.zeros(7, dtype=np.float32), [0.0, 0.0, 0.0])
     change = np.linalg.norm(ours - env_free.body_rates)
     assert np.linalg.norm(ours - theirs) < 1e-11
     assert np.linalg.norm(ours - theirs) < 3e-10 * change
