@@ -327,7 +327,7 @@ def _add_bench(sub: argparse._SubParsersAction) -> None:
         "geomagnetic field, magnetorquers, RK4) and of RigidRot/NadirPoint-v0's (with the gravity\n"
         "gradient, four reaction wheels and the sensors; ours with its MEKF and with the truth\n"
         "observed, Basilisk without the filter) in our native vector env and in Basilisk running\n"
-        "the same spacecraft, in one run (needs the basilisk extra; about a minute).",
+        "the same spacecraft, in one run (needs the basilisk extra; about two minutes).",
         _bench_spacecraft,
     )
     _out(craft, "spacecraft")
