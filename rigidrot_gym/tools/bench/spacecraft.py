@@ -545,17 +545,19 @@ TRUTH = {
 
 # The table's lines: (spacecraft, engine) and what it says.
 _LINES = {
-    (
-        MAG,
-        "basilisk",
-    ): "MagDetumble, Basilisk (bsk): Spacecraft + gravity + planetEphemeris + centred dipole + MtbEffector",
+    (MAG, "basilisk"): (
+        "MagDetumble, Basilisk (bsk): Spacecraft + gravity + planetEphemeris + centred dipole + MtbEffector"
+    ),
     (MAG, "rigidrot_gym"): "MagDetumble, rigidrot_gym AttitudeVectorEnv (one thread)",
-    (NADIR, "basilisk"): "NadirPoint, Basilisk (bsk): the above + GravityGradientEffector + 4 RW0 in a "
-    "reactionWheelStateEffector + imuSensor, magnetometer, starTracker, 6 coarseSunSensor; "
-    "without the filter",
+    (NADIR, "basilisk"): (
+        "NadirPoint, Basilisk (bsk): the above + GravityGradientEffector + 4 RW0 in a "
+        "reactionWheelStateEffector + imuSensor, magnetometer, starTracker, 6 coarseSunSensor; "
+        "without the filter"
+    ),
     (NADIR, "rigidrot_gym"): "NadirPoint, rigidrot_gym AttitudeVectorEnv in full (sensors, MEKF; one thread)",
-    (NADIR_TRUTH, "rigidrot_gym"): "NadirPoint, rigidrot_gym AttitudeVectorEnv, truth observed, sensors off "
-    "(one thread)",
+    (NADIR_TRUTH, "rigidrot_gym"): (
+        "NadirPoint, rigidrot_gym AttitudeVectorEnv, truth observed, sensors off (one thread)"
+    ),
 }
 
 
